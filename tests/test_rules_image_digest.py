@@ -44,6 +44,24 @@ def test_severity_by_kind(tmp_path: Path) -> None:
         assert [f.severity for f in result.findings] == ([severity] if severity else []), image
 
 
+def test_a_pod_that_runs_once_reads_its_tag_once(tmp_path: Path) -> None:
+    """Judge rounds BN and DB: a bare Pod with `restartPolicy: Never` a script creates, waits
+    for and deletes (a disk wipe) was an error "when the pod next starts": nothing makes it
+    again and the kubelet never restarts it. Whether it is created again is not seen."""
+    once = pod("ubuntu").replace("    spec:\n", "    spec:\n      restartPolicy: Never\n")
+    (found,) = lint_text(tmp_path / "once", once, only=["image-digest"]).findings
+    assert (found.severity, found.kind) == ("warning", "floating")
+    assert "runs whatever the registry serves when it is created" in found.message
+    assert found.message.endswith(
+        "Not certain: reviewbot could not see whether Pod web is created again: with "
+        "restartPolicy: Never it runs once and is never restarted, so its tag is read once, "
+        "when it is created.")
+    # restarted on failure, its container pulls again
+    again = once.replace("restartPolicy: Never", "restartPolicy: OnFailure")
+    assert [f.severity for f in lint_text(tmp_path / "again", again,
+                                          only=["image-digest"]).findings] == ["error"]
+
+
 def test_a_tag_named_latest_as_one_of_its_words_floats(tmp_path: Path) -> None:
     """Judge round BX: `newTag: prod-latest` was "pinned by tag only", a warning; a registry
     re-points it at each push as it does `latest` (the corpus: `axolotl:main-latest`,

@@ -717,7 +717,11 @@ def pods_from_values(
         pods.extend(_app_template(obj, values, base, release, namespace or ""))
         rest = {k: v for k, v in values.items()
                 if k not in ("controllers", "defaultPodOptions", "persistence")}
-        pods.extend(_chart(obj, rest, base, release, namespace or ""))
+        # (not the top of them: app-template 2 and later make every container of
+        # `controllers`, and no template reads a top-level `image` or `resources`; judge
+        # round DB, makemkv's stray `image:`, an error of a container nothing renders)
+        pods.extend(p for p in _chart(obj, rest, base, release, namespace or "")
+                    if p.spec_path != base)
     else:
         pods.extend(_chart(obj, values, base, release, namespace or ""))
     return pods
