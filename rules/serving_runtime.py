@@ -3,7 +3,9 @@
 What it checks:
 
 Every app container that runs vLLM, SGLang or TGI (named in its image,
-command or args) and requests a GPU, against the GPU facts of the node it is pinned to
+command or args; a KServe InferenceService's model server with its ServingRuntime's or
+ClusterServingRuntime's container merged under it, as KServe merges them: the runtime's
+command unless the model sets one, its args then the model's, its env) and requests a GPU, against the GPU facts of the node it is pinned to
 (`nodeSelector`/affinity on `kubernetes.io/hostname`, `nodeName`; unpinned: every inventory
 node that admits it and offers the GPU resource, and only when all of them fail). The GPU
 facts are the node's inventory labels: the compute capability from GPU feature discovery's
@@ -163,7 +165,7 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import Violation
 from reviewbot.engine.registry import Option
-from reviewbot.model.objects import Container, Model, Node, Path, PodTemplate
+from reviewbot.model.objects import Container, Model, Node, Path, PodTemplate, runtime_container
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
     DIGITS,
@@ -172,6 +174,7 @@ from reviewbot.model.workload import (
     Flag,
     Placement,
     admits,
+    argv,
     container_gpus,
     describe,
     env_entries,
@@ -540,11 +543,26 @@ def _image(s: _Server, gpus: Sequence[GpuFacts], low: GpuFacts, where: str,
 
 def _server(model: Model, pod: PodTemplate, container: Container) -> _Server | None:
     tokens = argv_of(model, container)
-    text = " ".join(t for t, _ in tokens).lower() + " " + str(container.image or "").lower()
+    image = container.image
+    env: dict[str, tuple[str | None, Path]] = {}
+    runtime = runtime_container(model, pod, container)
+    if runtime is not None:  # (KServe merges its runtime's container under this one: the
+        # runtime's command unless this one has its own, the runtime's args first; what
+        # the runtime writes is said at this model block, which names the runtime)
+        own = {k: v for k, v in runtime.items() if k in ("command", "args") and (
+            k == "args" or "command" not in container.body)}
+        words = argv(Container(container.name, own, container.path, "container"))
+        tokens = [(w, container.path) for w, _ in words] + tokens
+        image = image or runtime.get("image")
+        for item, _ in env_entries(runtime.get("env")):
+            if isinstance(item.get("name"), str):
+                value = item.get("value")
+                env[item["name"]] = (None if "valueFrom" in item else
+                                     ("" if value is None else str(value)), container.path)
+    text = " ".join(t for t, _ in tokens).lower() + " " + str(image or "").lower()
     engine = next((name for word, name in ENGINES if word in text), None)
     if engine is None:
         return None
-    env: dict[str, tuple[str | None, Path]] = {}
     base = field_path(container, "env")
     for item, at in env_entries(container.body.get("env")):
         if isinstance(item.get("name"), str):

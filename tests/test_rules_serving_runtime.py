@@ -285,3 +285,42 @@ def test_app_template_s_env_mapping_is_read_as_the_list_is(tmp_path: Path) -> No
     assert [(f.severity, f.line, f.message.split(" on ")[0]) for f in result.findings] == [
         ("error", 22, "vllm, container app (values controllers.vllm): attention backend "
                       "FLASH_ATTN")]
+
+
+def test_an_inference_service_s_engine_is_its_serving_runtime_s(tmp_path: Path) -> None:
+    """New-user trial sixty-one: vLLM named in a ClusterServingRuntime (image, command),
+    the InferenceService giving the model's args: KServe merges the runtime's container
+    under the InferenceService's (MergeRuntimeContainers: the runtime's args, then the
+    InferenceService's), yet no GPU check ran. The runtime's env counts too: its sampler
+    setting is no error."""
+    isvc = """
+        apiVersion: serving.kserve.io/v1beta1
+        kind: InferenceService
+        metadata: {name: chat, namespace: llm}
+        spec:
+          predictor:
+            nodeSelector: {kubernetes.io/hostname: worker-1}
+            model:
+              modelFormat: {name: vllm}
+              runtime: vllm-openai
+              args: [--dtype=bfloat16]
+              resources: {limits: {nvidia.com/gpu: "1"}}
+        ---
+        apiVersion: serving.kserve.io/v1alpha1
+        kind: ClusterServingRuntime
+        metadata: {name: vllm-openai}
+        spec:
+          supportedModelFormats: [{name: vllm, autoSelect: true}]
+          containers:
+          - name: kserve-container
+            image: vllm/vllm-openai:v0.11.0
+            command: [python3, -m, vllm.entrypoints.openai.api_server]
+            args: [--port=8080]
+            env: [{name: VLLM_USE_FLASHINFER_SAMPLER, value: "0"}]
+    """
+    result = lint_text(tmp_path, isvc, ["serving-runtime"], V100_PCIE)
+    assert [(f.line, f.kind, f.severity) for f in result.findings] == [(10, "bf16", "error")]
+    # the runtime chosen by its model format when none is named
+    auto = isvc.replace("              runtime: vllm-openai\n", "")
+    assert [f.kind for f in lint_text(tmp_path / "auto", auto, ["serving-runtime"],
+                                      V100_PCIE).findings] == ["bf16"]

@@ -777,6 +777,40 @@ def _kserve_pods(obj: KObject) -> list[PodTemplate]:
     return pods
 
 
+def runtime_container(model: Model, pod: PodTemplate, container: Container
+                      ) -> Mapping[str, Any] | None:
+    """The container of the KServe ServingRuntime (else the ClusterServingRuntime) an
+    InferenceService's model server runs in (``model.runtime``, else the one runtime that
+    auto-selects its ``modelFormat``), which KServe merges under the InferenceService's own
+    (``MergeRuntimeContainers``: a strategic merge, ``args`` the runtime's then the
+    InferenceService's): its image, command and env come from there when the model block
+    leaves them out (new-user trial sixty-one: vLLM named in a ClusterServingRuntime, the
+    GPU checks never ran). None when ``container`` is no such server or no runtime is
+    known."""
+    if pod.obj.kind != "InferenceService" or container.name != "kserve-container" or (
+            not container.path or container.path[-1] != "model"):
+        return None
+    name = container.body.get("runtime")
+    runtimes = [o for o in model.objects if o.group == "serving.kserve.io" and (
+        (o.kind == "ServingRuntime" and (o.namespace or "default") == pod.namespace)
+        or o.kind == "ClusterServingRuntime")]
+    if isinstance(name, str) and name:
+        found = sorted((o for o in runtimes if o.name == name),
+                       key=lambda o: o.kind != "ServingRuntime")  # (the namespace's first)
+    else:
+        wanted = _dict(container.body.get("modelFormat")).get("name")
+        found = [o for o in runtimes if any(
+            isinstance(f, dict) and f.get("name") == wanted and f.get("autoSelect") is True
+            for f in items(o.get(("spec", "supportedModelFormats"))))]
+        if len(found) != 1:
+            return None  # (KServe's choice among several: by priority, not read here)
+    if not found:
+        return None
+    containers = [c for c in items(found[0].get(("spec", "containers"))) if isinstance(c, dict)]
+    return next((c for c in containers if c.get("name") == "kserve-container"),
+                containers[0] if containers else None)
+
+
 # ---------------------------------------------------------------- custom resources
 
 
