@@ -5,7 +5,8 @@ What it checks:
 Every app container that runs vLLM, SGLang or TGI (named in its image,
 command or args; a KServe InferenceService's model server with its ServingRuntime's or
 ClusterServingRuntime's container merged under it, as KServe merges them: the runtime's
-command unless the model sets one, its args then the model's, its env) and requests a GPU, against the GPU facts of the node it is pinned to
+command unless the model sets one, its args then the model's, its env) and requests a GPU,
+against the GPU facts of the node it is pinned to
 (`nodeSelector`/affinity on `kubernetes.io/hostname`, `nodeName`; unpinned: every inventory
 node that admits it and offers the GPU resource, and only when all of them fail). The GPU
 facts are the node's inventory labels: the compute capability from GPU feature discovery's
