@@ -57,6 +57,10 @@ Kinds:
   supported in this architecture": vLLM issue 26431; the backend refuses it at start since
   vLLM PR 43914); `fp8_e5m2` is left alone (it ran on Volta before that PR). Without a chosen
   backend vLLM picks one that fits, and the rule says nothing: it never guesses.
+- `fp8-kv-fallback`: the same FP8 KV cache with `VLLM_ATTENTION_BACKEND=FLASH_ATTN` under a
+  release before 0.11 named by the image's tag: its V1 engine falls back to V0, whose
+  selector serves the FP8 KV cache with XFormers ("Cannot use FlashAttention-2 backend for
+  FP8 KV cache"): the server runs, without the backend chosen (a warning).
 - `custom-all-reduce`: `--tensor-parallel-size 2` on two PCIe Volta GPUs without
   `--disable-custom-all-reduce`. The seed's TP=2 engine finished graph capture and then hung
   14 minutes ("No available shared memory broadcast block found in 60 seconds") until its
@@ -166,6 +170,7 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import Violation
 from reviewbot.engine.registry import Option
+from reviewbot.model.images import parse_image
 from reviewbot.model.objects import Container, Model, Node, Path, PodTemplate, runtime_container
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
@@ -229,6 +234,7 @@ OPTIONS = (
 )
 SEVERITIES = {
     "bf16": "error", "bf16-fallback": "info", "engine-gpu": "error", "fp8-weights": "error",
+    "fp8-kv-fallback": "warning",
     "fp8-weight-only": "info", "fp8-kv-cache": "error",
     "custom-all-reduce": "error", "sampler": "error", "attention-backend": "error",
     "kv-cache": "error", "image": "error", "quantization": "error",
@@ -426,6 +432,9 @@ def _checks(s: _Server, gpus: Sequence[GpuFacts], opts: Mapping[str, Any]) -> It
                 "kernels below compute capability 8.9, so the engine fails at start (\"type "
                 "fp8e4nv not supported in this architecture\")",
                 "Drop the FP8 KV cache (--kv-cache-dtype auto).")
+        elif lacks and name.startswith("FLASH_ATTN") and (
+                fallback := _falls_back(s, kv.spelling, name, where)) is not None:
+            yield fallback
         elif lacks:
             yield _violation(
                 s, kv.path, "fp8-kv-cache",
@@ -488,6 +497,28 @@ def _checks(s: _Server, gpus: Sequence[GpuFacts], opts: Mapping[str, Any]) -> It
                 f"Set {BACKEND_ENV}=TRITON_ATTN (Triton attention runs on 7.0).")
     # image releases
     yield from _image(s, gpus, low, where, opts)
+
+
+def _falls_back(s: _Server, kv: str, backend: str, where: str) -> Violation | None:
+    """An FP8 KV cache with ``VLLM_ATTENTION_BACKEND=FLASH_ATTN`` under a vLLM release before
+    :data:`V0_REMOVED`, named by the image's tag: FlashAttention-2 stores none, and the
+    release does not fail: its V1 engine falls back to V0 for the FP8 KV cache (arg_utils'
+    `_is_v1_supported_oracle`), whose selector then takes XFormers ("Cannot use
+    FlashAttention-2 backend for FP8 KV cache"), and it serves, without the backend chosen
+    (new-user trial sixty-one: 0.8.5 on an L4 was an error). None otherwise."""
+    ref = image_ref(s.container)
+    version = _version(ref.tag) if ref is not None and ref.tag else None
+    if s.engine != "vllm" or version is None or version >= V0_REMOVED or (
+            BACKEND_ENV not in s.env):
+        return None
+    return _violation(
+        s, s.env[BACKEND_ENV][1], "fp8-kv-fallback",
+        f"{kv} with attention backend {backend} on {where}: {backend} keeps no FP8 KV cache "
+        f"there, and vLLM {ref.tag if ref else ''} falls back to its V0 engine, which serves "
+        "it with XFormers instead (\"Cannot use FlashAttention-2 backend for FP8 KV cache\"): "
+        "the server runs, without the backend chosen, slower",
+        f"Unset {BACKEND_ENV} (or drop the FP8 KV cache); from vLLM "
+        f"{'.'.join(map(str, V0_REMOVED))} on the engine refuses this pair.")
 
 
 def _kv_cache(s: _Server, model: Model) -> Iterator[Violation]:
@@ -555,6 +586,9 @@ def _server(model: Model, pod: PodTemplate, container: Container) -> _Server | N
         words = argv(Container(container.name, own, container.path, "container"))
         tokens = [(w, container.path) for w, _ in words] + tokens
         image = image or runtime.get("image")
+        if not container.image and isinstance(runtime.get("image"), str) and (
+                runtime["image"].strip()):  # (the release the runtime runs)
+            container = replace(container, image_ref=parse_image(runtime["image"].strip()))
         for item, _ in env_entries(runtime.get("env")):
             if isinstance(item.get("name"), str):
                 value = item.get("value")
@@ -663,6 +697,8 @@ def _human_int(value: str) -> int | None:
 # V1 support to compute capability < 8.0", PRs 23614 and 24022); before it vLLM falls back to
 # its V0 engine there, whose sampler uses FlashInfer only with VLLM_USE_FLASHINFER_SAMPLER=1
 V1_BELOW_SM80 = (0, 10, 2)
+# the first vLLM release line without the V0 engine to fall back to (V0 removed in 0.11)
+V0_REMOVED = (0, 11)
 # The first SGLang release line whose model runner checks the device before loading: float16
 # below sm80, and a refusal below 7.5 (sgl-project/sglang#1136, merged in August 2024; taken
 # from 0.3 on, to leave no doubt about the releases of that month)

@@ -324,3 +324,21 @@ def test_an_inference_service_s_engine_is_its_serving_runtime_s(tmp_path: Path) 
     auto = isvc.replace("              runtime: vllm-openai\n", "")
     assert [f.kind for f in lint_text(tmp_path / "auto", auto, ["serving-runtime"],
                                       V100_PCIE).findings] == ["bf16"]
+
+
+def test_an_fp8_kv_cache_a_release_with_v0_serves_otherwise_is_a_warning(tmp_path: Path) -> None:
+    """New-user trial sixty-one: `--kv-cache-dtype=fp8` with VLLM_ATTENTION_BACKEND=FLASH_ATTN
+    on an L4 (8.9) under vLLM 0.8.5 was an error; that release's V1 engine falls back to V0,
+    whose selector serves the FP8 KV cache with XFormers. From 0.11 there is no V0."""
+    l4 = "cluster:\n  nodes:\n" + node("worker-1", "NVIDIA-L4", "8.9")
+    env = ("[{name: VLLM_ATTENTION_BACKEND, value: FLASH_ATTN}, "
+           "{name: VLLM_USE_FLASHINFER_SAMPLER, value: \"0\"}]")
+    old = server(["--kv-cache-dtype=fp8"], image="vllm/vllm-openai:v0.8.5", env=env, gpus=1)
+    result = lint_text(tmp_path / "old", old, ["serving-runtime"], l4)
+    assert [(f.kind, f.severity, f.line) for f in result.findings] == [
+        ("fp8-kv-fallback", "warning", 13)]
+    assert "falls back to its V0 engine, which serves it with XFormers" in (
+        result.findings[0].message)
+    new = old.replace("v0.8.5", "v0.11.0")
+    assert [(f.kind, f.severity) for f in lint_text(tmp_path / "new", new, ["serving-runtime"],
+                                                    l4).findings] == [("fp8-kv-cache", "error")]
