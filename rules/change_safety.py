@@ -156,7 +156,9 @@ verdicts), never in `lint`, which sees one tree.
   `namePrefix`: kustomize renames a reference with its referent only); and a reference the
   change turns from a ConfigMap or Secret it removes into a name nothing of the head makes
   (a `configMapGenerator` removed: the reference stays as written) is `deleted-in-use` at
-  the reference.
+  the reference; so is a Flux HelmRelease's `valuesFrom` the change leaves so (a generator
+  renamed): helm-controller cannot compose the release's values ("could not find
+  ConfigMap") and neither installs nor upgrades it.
 - `orphaned` (warning): the same removal where the applier does not prune (or is deleted
   without pruning: a Flux Kustomization without `spec.prune: true`, an Argo CD Application
   without the resources finalizer): the object stays in the cluster and keeps running, and
@@ -448,8 +450,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                         and v.obj is not None and v.obj.kind == "Kustomization")
     if may_delete(diff, base, head):
         yield from deletion_verdicts(diff, base, head, data_kinds, failing)
-        if pods:
-            yield from dangling_references(diff, base, head, pods)
+        yield from dangling_references(diff, base, head, pods)
     yield from renamed_claims(diff, head)
     yield from namespaces
     yield from moved_releases(diff, base, head)

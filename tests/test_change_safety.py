@@ -2783,6 +2783,48 @@ spec:
         "it is back")
 
 
+def test_a_helm_release_s_values_from_a_renamed_generator_is_in_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial sixty-one: the generator of a HelmRelease's values renamed
+    (`redis-values` -> `redis-chart-values`); the `valuesFrom` reference, which kustomize
+    renamed with the generated ConfigMap through a nameReference configuration, stays
+    `redis-values` as written: helm-controller cannot compose the release's values and
+    neither installs nor upgrades it. It was "no new findings"."""
+    release = """apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: redis}
+spec:
+  interval: 30m
+  chart:
+    spec: {chart: redis, version: "20.11.4", sourceRef: {kind: HelmRepository, name: bitnami}}
+  valuesFrom:
+  - {kind: ConfigMap, name: redis-values, valuesKey: values.yaml}
+"""
+    config = ("nameReference:\n- kind: ConfigMap\n  version: v1\n  fieldSpecs:\n"
+              "  - {path: spec/valuesFrom/name, kind: HelmRelease}\n")
+    kustomization = ("resources: [helmrelease.yaml]\nconfigurations: [config.yaml]\n"
+                     "configMapGenerator:\n- name: NAME\n  files: [values.yaml]\n")
+    app = textwrap.dedent(APP_KS).format(app="cache", prune="true").replace(
+        "  postBuild: {substitute: {APP: cache}}\n", "  targetNamespace: cache\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/kustomization.yaml": "resources: [cache.yaml]\n",
+        "clusters/prod/cache.yaml": app,
+        "apps/cache/kustomization.yaml": kustomization.replace("NAME", "redis-values"),
+        "apps/cache/config.yaml": config, "apps/cache/helmrelease.yaml": release,
+        "apps/cache/values.yaml": "architecture: standalone\n"})
+    head = repo.commit({"apps/cache/kustomization.yaml": kustomization.replace(
+        "NAME", "redis-chart-values")})
+    _, found = review(repo, base, head, capsys)
+    (dangling,) = [f for f in found if f["object"] == "HelmRelease/cache/redis"]
+    assert (dangling["severity"], dangling["line"]) == ("error", 9)
+    assert dangling["message"].startswith(
+        "HelmRelease cache/redis reads ConfigMap redis-values (valuesFrom), which nothing the "
+        "cluster receives makes: the change removes ConfigMap cache/redis-values-")
+
+
 def test_what_a_kustomization_s_removed_line_deletes_is_said_where_the_line_was(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -210,6 +210,7 @@ def dangling_references(diff: TreeDiff, base: Model, head: Model,
     for entry in diff.objects:
         if entry.status != "modified" or entry.base is None or entry.head is None:
             continue
+        yield from _dangling_values_from(entry.base, entry.head, removed, made, head)
         before = {p.name: p for p in pods.get(id(entry.base), ())}
         for pod in pods.get(id(entry.head), ()):
             old = before.get(pod.name)
@@ -237,6 +238,53 @@ def dangling_references(diff: TreeDiff, base: Model, head: Model,
                     fix=(f"Keep what made {kind} {then[1]} (a generator, an object), or stop "
                          f"reading {name} (or mark the reference optional: true)."),
                     kind="deleted-in-use")
+
+
+def _values_from(obj: KObject) -> list[tuple[Path, str, str, bool]]:
+    """A Flux HelmRelease's ``valuesFrom`` references to ConfigMaps and Secrets: (where its
+    name is, the kind, the name, optional)."""
+    if obj.kind != "HelmRelease" or obj.group != "helm.toolkit.fluxcd.io":
+        return []
+    out: list[tuple[Path, str, str, bool]] = []
+    refs = obj.get(("spec", "valuesFrom"))
+    for i, ref in enumerate(refs if isinstance(refs, list) else ()):
+        if isinstance(ref, dict) and ref.get("kind") in ("ConfigMap", "Secret") and isinstance(
+                ref.get("name"), str):
+            out.append((("spec", "valuesFrom", i, "name"), str(ref["kind"]), ref["name"],
+                        ref.get("optional") is True))
+    return out
+
+
+def _dangling_values_from(old: KObject, new: KObject, removed: Mapping[tuple[str, str], set[str]],
+                          made: set[tuple[str, str, str]], head: Model) -> Iterator[Violation]:
+    """:func:`dangling_references` of a Flux HelmRelease's ``valuesFrom``: a ConfigMap or
+    Secret it read, which the change removes (a generator renamed), named now by a name
+    nothing of the head makes, not ``optional``: helm-controller cannot compose the
+    release's values ("could not find ConfigMap", ValuesError) and neither installs nor
+    upgrades it (new-user trial sixty-one: `redis-values` renamed `redis-chart-values`, the
+    reference kustomize renamed with it left as written, and "no new findings")."""
+    from reviewbot.model.kustomize import unhashed
+
+    namespace = new.namespace or "default"
+    was = {at: (kind, name) for at, kind, name, _ in _values_from(old)}
+    for at, kind, name, optional in _values_from(new):
+        then = was.get(at)
+        gone = removed.get((namespace, kind), set())
+        if optional or then is None or then == (kind, name) or (
+                then[1] not in gone and unhashed(then[1]) not in gone) or (
+                head.by_identity.get(("", kind, new.namespace or "", name))) or (
+                unhashed(name) != name or (namespace, kind, name) in made):
+            continue
+        yield Violation(
+            new, at,
+            f"HelmRelease {object_name(new)} reads {kind} {name} (valuesFrom), which nothing "
+            f"the cluster receives makes: the change removes {kind} {namespace}/{then[1]} it "
+            "read before (kustomize renames a reference with what it names only), so "
+            f"helm-controller cannot compose its values (\"could not find {kind} "
+            f"'{namespace}/{name}'\") and neither installs nor upgrades it",
+            fix=(f"Keep what made {kind} {then[1]} (a generator, an object), or name the one "
+                 "the change makes instead (or mark the reference optional: true)."),
+            kind="deleted-in-use")
 
 
 def _chart_claims_deleted(obj: KObject, model: Model) -> list[str]:
