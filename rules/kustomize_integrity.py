@@ -1850,7 +1850,12 @@ def _patches_dropped(base: Model, head: Model) -> Iterator[Violation]:
                 if now is None:
                     continue  # (removed, not renamed: the patch's warning says it)
                 new = now
-                lost = _dropped_fields([f for _, f in set_on])
+                # (not a field whose value the patch repeats: nothing of it is lost; new-user
+                # trial sixty-one read "maxReplicas is 1, not 1")
+                lost = [f for f in _dropped_fields([f for _, f in set_on])
+                        if obj.get(f) != now.get(f)]
+                if not lost:
+                    continue
                 said = ", ".join(_lost_field(format_path(f), obj.get(f), now.get(f))
                                  for f in lost[:DROPPED_SHOWN]) + (
                     f" and {len(lost) - DROPPED_SHOWN} more field"

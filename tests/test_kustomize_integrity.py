@@ -2650,6 +2650,18 @@ patches:
         'spec.template.spec.containers[0].resources.limits."nvidia.com/gpu" is unset, not 2, '
         'spec.template.spec.nodeSelector.gpu is unset, not v100, spec.replicas is 1, not 2, '
         "spec.template.spec.containers[0].args is the base's and 2 more fields")
+    # a value the patch repeats is lost in nothing (new-user trial sixty-one: "maxReplicas
+    # is 1, not 1"); a patch whose every value is the base's loses nothing at all
+    repo.git("checkout", "-q", base)
+    same = repo.commit({"prod/replicas.yaml": replicas.replace("replicas: 2", "replicas: 1")})
+    moved = repo.commit({"base/deployment.yaml": deployment.replace("name: vllm,",
+                                                                    "name: vllm-qwen,")})
+    _, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", same, "--head", moved,
+                         "--platform", "none", "--format", "json", "--rule",
+                         "kustomize-integrity"], capsys)
+    assert [(f["line"], f["message"].split("loses what the patch set: ")[-1])
+            for f in json.loads(out)["findings"] if "loses what" in f["message"]] == [
+        (5, "spec.template.spec.nodeName is unset, not gpu-1")]
 
 def test_a_generator_the_change_leaves_naming_no_folder_is_said_at_the_generator(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
