@@ -926,8 +926,10 @@ def _in_chart(model: Model, path: str) -> bool:
             in model.tree.paths))
 
 
-# a chart template's line that writes an image as it is (no template text there)
-_TEMPLATE_IMAGE = re.compile(r"""^\s*(?:-\s+)?image:\s*["']?([^\s"'{}#]+)["']?\s*(?:#.*)?$""")
+# a chart template's line that writes an image as it is (no template text there); not a
+# block scalar's header (`image: >-`, the image on the lines below: judge round DA)
+_TEMPLATE_IMAGE = re.compile(
+    r"""^\s*(?:-\s+)?image:\s*(?![|>])["']?([^\s"'{}#]+)["']?\s*(?:#.*)?$""")
 
 
 def _template_images(model: Model, allowed: Sequence[str]) -> Iterator[Violation]:

@@ -13,7 +13,7 @@ from reviewbot.report.base import Report
 from reviewbot.report.render import render
 from reviewbot.rules.image_digest import moved_tags, tag_moved
 
-from .helpers import lint_dir, lint_text, pairs
+from .helpers import lint_dir, lint_text, pairs, write
 
 PINNED = ("vllm/vllm-openai:v0.11.0@sha256:"
           "014a95f21c9edf6abe0aea6b07353f96baa4ec291c427bb1176dc7c93a85845c")
@@ -1140,3 +1140,38 @@ def test_a_bare_image_built_beside_its_manifest_and_pulled_if_absent_is_a_local_
         ("apps/chat/always.yaml", "error"), ("apps/chat/app.yaml", "warning"),
         ("apps/chat/owned.yaml", "error"), ("apps/web/app.yaml", "error")]
     assert "a Dockerfile is beside its manifest (apps/chat/Dockerfile)" in found[1].message
+
+
+def test_an_image_a_chart_template_writes_as_it_is(tmp_path: Path) -> None:
+    """Judge round CH: an image a chart's template writes with no template text on its line
+    (`image: influxdb:latest`), in a chart a root renders, is a warning: whether Helm renders
+    that line is not seen. Judge round DA: a block scalar's header (`image: >-`, the image
+    on the next line) is no image."""
+    template = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: {{ .Release.Name }}}
+spec:
+  template:
+    spec:
+      containers:
+      - name: db
+        image: influxdb:latest
+      - name: nfd
+        image: >-
+          registry.example/nfd:v{{ .Values.version }}
+"""
+    write(tmp_path, {
+        "argocd/app.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: db, namespace: argocd}
+            spec:
+              source: {repoURL: https://github.com/acme/apps, path: chart}
+              destination: {server: https://kubernetes.default.svc, namespace: db}
+        """,
+        "chart/Chart.yaml": "apiVersion: v2\nname: db\nversion: 1.0.0\n",
+        "chart/values.yaml": "version: '1'\n",
+        "chart/templates/deploy.yaml": template})
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(f.file, f.line, f.severity) for f in result.findings] == [
+        ("chart/templates/deploy.yaml", 9, "warning")]
