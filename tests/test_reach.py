@@ -1872,6 +1872,53 @@ def test_an_app_of_apps_chart_a_walked_build_renders_applies_its_applications(
     assert [(r, f) for r, _, f, _ in found(result)] == [("image-digest[floating]", "base/web.yaml")]
 
 
+def test_the_kustomizations_a_resource_set_makes_of_its_inputs_are_followed(
+        tmp_path: Path) -> None:
+    """Judge round DB (m00nwtchr/homelab-cluster): a flux-operator ResourceSet makes one
+    Flux Kustomization per input (`path: ./kubernetes/apps/<< inputs.namespace >>`); the
+    apps were "not applied by any cluster root" and 5 objects of 844 files were judged. Its
+    literal inputs are filled in and what it makes is followed; an input a provider gives
+    (`inputsFrom`) is not seen, and what it would make stays unapplied."""
+    resource_set = """
+        apiVersion: fluxcd.controlplane.io/v1
+        kind: ResourceSet
+        metadata: {name: cluster-apps, namespace: flux-system}
+        spec:
+          inputs: [{namespace: ai}, {namespace: web}]
+          resources:
+          - apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: '<< inputs.namespace >>-apps', namespace: flux-system}
+            spec:
+              path: ./kubernetes/apps/<< inputs.namespace >>
+              sourceRef: {kind: GitRepository, name: flux-system}
+              targetNamespace: << inputs.namespace >>
+    """
+    write(tmp_path, {
+        "kubernetes/flux/instance.yaml": """
+            apiVersion: fluxcd.controlplane.io/v1
+            kind: FluxInstance
+            metadata: {name: flux, namespace: flux-system}
+            spec:
+              sync: {kind: GitRepository, url: https://github.com/acme/home,
+                     path: kubernetes/flux/cluster}
+        """,
+        "kubernetes/flux/cluster/resourceset.yaml": resource_set,
+        "kubernetes/apps/ai/ollama.yaml": FLOATING % "ollama",
+        "kubernetes/apps/web/web.yaml": FLOATING % "web",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "kubernetes/apps/ai/ollama.yaml"),
+        ("image-digest[floating]", "kubernetes/apps/web/web.yaml")]
+    assert {o.namespace for o in result.model.objects if o.kind == "Deployment"} == {"ai", "web"}
+    write(tmp_path, {"kubernetes/flux/cluster/resourceset.yaml": resource_set.replace(
+        "inputs: [{namespace: ai}, {namespace: web}]",
+        "inputsFrom: [{kind: ResourceSetInputProvider, name: apps}]")})
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert found(result) == []
+
+
 def test_a_kustomization_the_repository_s_makefile_applies_is_a_root(tmp_path: Path) -> None:
     # bokristoffersson/homelab-k12n-gitops: a Makefile applies gitops/apps/local/* to a local
     # k3d cluster beside the Flux cluster: "not applied by any cluster root"

@@ -1461,6 +1461,14 @@ class _Walker:
             yield from self.argo_steps(body, file, chain, r, revision, url)
         elif r.group == HELM_GROUP and r.kind == "HelmRelease":
             yield from self._release_chart(r, cluster, chain)
+        elif r.group == "fluxcd.controlplane.io" and r.kind == "ResourceSet":
+            # (what it makes of each of its inputs: the Flux Kustomizations and HelmReleases
+            # are children like the ones written; judge round DB, m00nwtchr's apps, one
+            # Kustomization per namespace, "not applied by any cluster root")
+            for made in resource_set_objects(body):
+                if made.get("kind") in ("Kustomization", "HelmRelease"):
+                    yield from self._children(Resource(r.doc, r.path, made), cluster, chain,
+                                              revision, url)
 
     def _release_chart(self, r: Resource, cluster: str, chain: tuple[str, ...]
                        ) -> Iterator[_Step]:
@@ -1655,6 +1663,89 @@ class _Walker:
             yield _Step(cluster, file, flux, "argocd", chain, folder, by,
                         parent if parent is not None else revision, elsewhere,
                         url if parent_url is None or url is not None else parent_url)
+
+
+# flux-operator's template action reading an input (`<< inputs.namespace >>`; its templates
+# are Go templates with `<<` and `>>` as delimiters)
+_INPUT = re.compile(r"<<-?\s*inputs\.([\w.-]+)\s*-?>>")
+
+
+def resource_set_objects(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The objects a flux-operator ResourceSet makes of its literal ``spec.inputs`` (each
+    input once): its ``resources`` (and ``resourcesTemplate``) with ``<< inputs.KEY >>``
+    filled in. An object holding another template action, or an input it does not have, is
+    left out (what it makes is not read); inputs a provider gives (``inputsFrom``) make
+    nothing here."""
+    spec = dict_of(body.get("spec"))
+    inputs = spec.get("inputs")
+    if not isinstance(inputs, list) or spec.get("inputsFrom"):
+        return []
+    written = [r for r in list_of(spec.get("resources")) if isinstance(r, dict)]
+    template = spec.get("resourcesTemplate")
+    out: list[dict[str, Any]] = []
+    for given in inputs:
+        if not isinstance(given, dict):
+            continue
+        for resource in written:
+            filled = _filled_inputs(resource, given)
+            if isinstance(filled, dict):
+                out.append(filled)
+        if isinstance(template, str) and template.strip():
+            out += _template_objects(template, given)
+    return out
+
+
+def _input(given: Mapping[str, Any], key: str) -> str | None:
+    """The text of input ``key`` (dotted) of ``given``, or None."""
+    value: Any = given
+    for part in key.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return None if value is None or isinstance(value, (dict, list)) else (
+        str(value).lower() if isinstance(value, bool) else str(value))
+
+
+def _filled_inputs(value: Any, given: Mapping[str, Any]) -> Any:
+    """``value`` with each ``<< inputs.KEY >>`` replaced, or None where one is not known or
+    another template action remains."""
+    if isinstance(value, str):
+        if "<<" not in value:
+            return value
+        missing = False
+
+        def one(m: re.Match[str]) -> str:
+            nonlocal missing
+            found = _input(given, m.group(1))
+            missing = missing or found is None
+            return found or ""
+
+        text = _INPUT.sub(one, value)
+        return None if missing or "<<" in text else text
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            filled = _filled_inputs(v, given)
+            if filled is None and v is not None:
+                return None
+            out[k] = filled
+        return out
+    if isinstance(value, list):
+        items = [_filled_inputs(v, given) for v in value]
+        return None if any(i is None and v is not None
+                           for i, v in zip(items, value, strict=True)) else items
+    return value
+
+
+def _template_objects(template: str, given: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The objects ``resourcesTemplate`` makes of one input: its text filled in and read
+    (none where another template action remains)."""
+    from reviewbot.load.loader import load
+    from reviewbot.sources.tree import FileRecord
+
+    text = _filled_inputs(template, given)
+    if not isinstance(text, str):
+        return []
+    loaded = load(FileRecord("#resourcesTemplate", None, text.encode("utf-8", "replace")))
+    return [d.value for d in loaded.documents if isinstance(d.value, dict)]
 
 
 def argo_images(written: Any) -> list[dict[str, str]]:
