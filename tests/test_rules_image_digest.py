@@ -1175,3 +1175,31 @@ spec:
     result = lint_dir(tmp_path, only=["image-digest"])
     assert [(f.file, f.line, f.severity) for f in result.findings] == [
         ("chart/templates/deploy.yaml", 9, "warning")]
+
+
+def test_a_suspended_cron_job_s_floating_image_is_not_certain(tmp_path: Path) -> None:
+    """Judge round DD: a CronJob with `suspend: true` ("manual trigger only") starts no job
+    until it is resumed or one is created by hand, as a Deployment with `replicas: 0` starts
+    no pod: its `:latest` is a warning that says so."""
+    cron = """
+    apiVersion: batch/v1
+    kind: CronJob
+    metadata: {name: dump, namespace: ops}
+    spec:
+      schedule: "0 3 * * *"
+      suspend: true
+      jobTemplate:
+        spec:
+          template:
+            spec:
+              restartPolicy: OnFailure
+              containers: [{name: c, image: "bitnami/kubectl:latest"}]
+    """
+    (found,) = lint_text(tmp_path / "a", cron, only=["image-digest"]).findings
+    assert found.severity == "warning" and found.message.endswith(
+        "Not certain: reviewbot could not see whether any job of CronJob dump runs: it is "
+        "suspended (suspend: true), so none starts until it is resumed or someone creates "
+        "one by hand.")
+    running = cron.replace("      suspend: true\n", "")
+    assert [f.severity for f in lint_text(tmp_path / "b", running,
+                                          only=["image-digest"]).findings] == ["error"]
