@@ -182,6 +182,7 @@ from reviewbot.model.objects import (
     PodTemplate,
     in_chart,
     items,
+    makers,
     mapping,
     model_graph,
 )
@@ -368,7 +369,7 @@ def _check(
                 pod.obj, where,
                 f"{who}: image {ref.text} has {written} and no digest, and "
                 f"{step.describe()} to {step.sets}, which has no digest either, so it runs "
-                f"whatever the registry serves {_next_start(pod)}",
+                f"whatever the registry serves {_next_start(pod, model)}",
                 fix=(f"Make the step set {sets.name}:<version>@sha256:<digest>, or pin the "
                      "image here."),
                 kind="floating",
@@ -420,7 +421,7 @@ def _check(
                      f"({unread.step.where}): a variable names them and the kustomization")
         else:
             doubt = _chart_tag_unseen(pod, container, ref) or _scaled_to_zero(model, pod) or (
-                _run_once(pod))
+                _run_once(pod, model))
         if tools:
             more = ", ..." if len(tools) > 3 else ""
             why = (f"; the repository's build steps ({', '.join(tools[:3])}{more}) do not "
@@ -428,7 +429,7 @@ def _check(
         yield Violation(
             pod.obj, where,
             f"{who}: image {ref.text} has {written} and no digest, so it runs whatever "
-            f"the registry serves {_next_start(pod)}{why}",
+            f"the registry serves {_next_start(pod, model)}{why}",
             fix=(f"Add digest: sha256:<digest of the {ref.name} version to run> to this kustomize "
                  "images entry." if _set_by_images_entry(pod, where) else
                  f"Pin a version and its digest: {ref.name}:<version>@sha256:<digest>."),
@@ -518,7 +519,7 @@ def _written_after_a_variable(
     yield Violation(
         pod.obj, tag_path if colon else image_path,
         f"{who}: image {text} has {written} and no digest, so it runs whatever the registry "
-        f"serves {_next_start(pod)}, whatever {names} holds",
+        f"serves {_next_start(pod, model)}, whatever {names} holds",
         fix=f"Pin a version and its digest: {text[: len(text) - len(tail)]}{name}:<version>"
             "@sha256:<digest>.",
         kind="floating",
@@ -580,13 +581,16 @@ def _through_stream(pod: PodTemplate, path: Path, who: str, ref: ImageRef,
 _SCALERS = {("autoscaling", "HorizontalPodAutoscaler"), ("keda.sh", "ScaledObject")}
 
 
-def _run_once(pod: PodTemplate) -> str | None:
-    """A bare Pod with ``restartPolicy: Never`` (a one-off task a script creates): no
-    controller makes it again and the kubelet never restarts its container, so the tag is
-    read once, when it is created; whether anything creates it again is not seen (judge
-    rounds BN and DB: a disk-wipe Pod a script applies, waits for and deletes)."""
+def _run_once(pod: PodTemplate, model: Model) -> str | None:
+    """A bare Pod with ``restartPolicy: Never`` that no GitOps controller applies (a one-off
+    task a script creates): nothing makes it again and the kubelet never restarts its
+    container, so the tag is read once, when it is created; whether anything creates it
+    again is not seen (judge rounds BN and DB: a disk-wipe Pod a script applies, waits for
+    and deletes). One a Flux Kustomization or an Argo CD Application applies is made again
+    whenever it is gone, pulling again (judge round CK's kaniko build Pod)."""
     if pod.obj.kind != "Pod" or pod.origin is not None or pod.spec.get(
-            "restartPolicy") != "Never":
+            "restartPolicy") != "Never" or any(
+            m.applier is not None for m in makers(model, pod.obj)):
         return None
     return (f"whether Pod {pod.obj.name} is created again: with restartPolicy: Never it runs "
             "once and is never restarted, so its tag is read once, when it is created")
@@ -854,7 +858,7 @@ def moving_tag(tag: str | None) -> bool:
     return tag is not None and _LATEST_WORD.search(tag) is not None
 
 
-def _next_start(pod: PodTemplate) -> str:
+def _next_start(pod: PodTemplate, model: Model) -> str:
     """When a floating tag is read again for ``pod``: when the pod next starts, or for a
     KServe pod Knative may run, when its next revision is made (Knative Serving resolves a
     tag to a digest as it creates a revision, every pod of it runs that digest: judge round
@@ -863,7 +867,7 @@ def _next_start(pod: PodTemplate) -> str:
     if pod.obj.group == "serving.kserve.io":
         return ("when the pod next starts (under Knative, KServe's serverless mode, when its "
                 "next revision is made)")
-    if _run_once(pod) is not None:
+    if _run_once(pod, model) is not None:
         return "when it is created"
     return "when the pod next starts"
 

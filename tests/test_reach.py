@@ -3273,24 +3273,37 @@ def test_without_roots_what_only_example_builds_make_is_not_certain(tmp_path: Pa
     warning, the patched Deployment an error, and a helper of apps/ only examples build an
     error too. The certainty of a finding is that of the build that delivers its object.
     A base another build applies stays certain."""
-    web = FLOATING % "web"
+    pinned = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nse}\nspec:\n"
+              "  template:\n    spec:\n      containers: [{name: nse, image: 'nse:1@"
+              "sha256:" + "a" * 64 + "'}]\n")
     write(tmp_path, {
         "apps/web/kustomization.yaml": "resources: [web.yaml]\n",
-        "apps/web/web.yaml": web,
-        "apps/helper/kustomization.yaml": "resources: [helper.yaml]\n",
-        "apps/helper/helper.yaml": FLOATING % "helper",
-        "examples/demo/kustomization.yaml": "resources: [../../apps/helper, client.yaml]\n",
+        "apps/web/web.yaml": FLOATING % "web",
+        "apps/nse/kustomization.yaml": "resources: [nse.yaml]\n",
+        "apps/nse/nse.yaml": pinned,
+        "examples/demo/kustomization.yaml": ("resources: [../../apps/nse, client.yaml]\n"
+                                             "patches: [{path: sidecar.yaml}]\n"),
+        "examples/demo/sidecar.yaml": (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nse}\nspec:\n"
+            "  template:\n    spec:\n      containers: [{name: db, image: postgres}]\n"),
         "examples/demo/client.yaml": FLOATING % "client",
     })
     result = lint_dir(tmp_path, only=["image-digest"])
     assert sorted((s, f) for _, s, f, _ in found(result)) == [
-        ("error", "apps/web/web.yaml"), ("warning", "apps/helper/helper.yaml"),
-        ("warning", "examples/demo/client.yaml")]
-    helper = next(f for f in result.findings if f.file == "apps/helper/helper.yaml")
-    assert helper.message.endswith(
+        ("error", "apps/web/web.yaml"), ("warning", "examples/demo/client.yaml"),
+        ("warning", "examples/demo/sidecar.yaml")]
+    sidecar = next(f for f in result.findings if f.file == "examples/demo/sidecar.yaml")
+    assert sidecar.message.endswith(
         "Not certain: reviewbot could not see whether anything applies it: only examples/demo "
         "builds it, in examples/, a folder of examples beside what it shows, of a repository "
         "no cluster root applies.")
+    # a base an example only includes, unpatched, may be applied by hand as well (its
+    # README's `kubectl apply -k apps/nse`: redhat-cop/gitops-catalog's grafana aggregate)
+    write(tmp_path, {"apps/nse/nse.yaml": pinned.replace(
+        "'nse:1@sha256:" + "a" * 64 + "'", "nse:latest"),
+        "examples/demo/kustomization.yaml": "resources: [../../apps/nse, client.yaml]\n"})
+    assert ("error", "apps/nse/nse.yaml") in [(s, f) for _, s, f, _ in found(
+        lint_dir(tmp_path, only=["image-digest"]))]
 
 
 def test_without_roots_the_developer_tools_folder_is_not_certain(tmp_path: Path) -> None:
