@@ -128,7 +128,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   (`duplicate`): kustomize refuses to build it. Builds are compared one by one: objects of
   two roots (two clusters, two overlays) are never duplicates of each other;
 - a Flux `Kustomization`'s `spec.path` exists (`missing`), judged when another Kustomization
-  of the same source resolves in the tree (so the source is this repository), and so do its
+  of the same source resolves in the tree (so the source is this repository; one a
+  flux-operator ResourceSet makes of an input is said at the input, judged when those of its
+  other inputs resolve), and so do its
   `spec.components` (a missing one refuses the whole build: nothing is applied or pruned;
   unless `spec.ignoreMissingComponents: true`, which drops it); in a review, also when the
   change moves its path off a folder of the tree its base version resolved to, its source
@@ -529,6 +531,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _generated_paths(model, index, graph)
     yield from _idle_generators(model, index, graph)
     yield from _sync_paths(model)
+    yield from _resource_set_paths(model, graph)
     yield from _dependencies(model)
     yield from _substitutions(model)
     yield from _unset_variables(model)
@@ -2039,6 +2042,49 @@ def _flux_paths(
                 searched[id(build)] = build
                 where = f"Flux Kustomization {obj.namespace}/{obj.name} (path {path})"
                 yield from duplicates.find(build.resources, where, build)
+
+
+def _resource_set_paths(model: Model, graph: Graph) -> Iterator[Violation]:
+    """A Flux Kustomization a flux-operator ResourceSet makes of one of its inputs whose
+    ``spec.path`` names no folder of the tree, where the Kustomizations it makes of its other
+    inputs, of the same source, resolve here (so that source is this repository):
+    kustomize-controller fails it ("kustomization path not found") and applies nothing of
+    it; said at the input (new-user trial sixty-two: an app namespace added to the inputs
+    without its folder, no finding; the same Kustomization written out was an error)."""
+    from reviewbot.model.reach import resource_set_made
+
+    for obj in model.objects:
+        if obj.kind != "ResourceSet" or obj.group != "fluxcd.controlplane.io" or (
+                obj.file in model.unapplied):
+            continue
+        found: list[tuple[int, str, str, tuple[str, str]]] = []
+        for i, made in resource_set_made(obj.body):
+            spec = dict_of(made.get("spec"))
+            path = spec.get("path")
+            api = str(made.get("apiVersion", ""))
+            if made.get("kind") != "Kustomization" or not api.startswith(
+                    "kustomize.toolkit.fluxcd.io/") or not isinstance(path, str):
+                continue
+            ref = dict_of(spec.get("sourceRef"))
+            folder = flux_rel(path)
+            meta = dict_of(made.get("metadata"))
+            name = f"{meta.get('namespace') or obj.namespace}/{meta.get('name')}"
+            found.append((i, name, path if folder in graph.dirs or folder == "" else "",
+                          (str(ref.get("kind") or ""), str(ref.get("name") or ""))))
+        here = {source for _, _, resolved, source in found if resolved}
+        for i, name, resolved, source in found:
+            if resolved or source not in here:
+                continue
+            path = next(str(dict_of(m.get("spec")).get("path")) for j, m in
+                        resource_set_made(obj.body) if j == i and m.get("kind") == "Kustomization")
+            yield Violation(
+                obj, ("spec", "inputs", i),
+                f"ResourceSet {obj.namespace}/{obj.name}: this input makes Flux Kustomization "
+                f"{name} with spec.path {path!r}, which names no folder of this repository "
+                "(the Kustomizations of its other inputs resolve here): kustomize-controller "
+                "fails it (\"kustomization path not found\") and applies nothing of it",
+                kind="missing",
+                fix="Add the folder the input names, or correct the input.")
 
 
 def _sync_paths(model: Model) -> Iterator[Violation]:

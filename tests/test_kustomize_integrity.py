@@ -3325,3 +3325,52 @@ spec: {interval: 1h, path: ./app, sourceRef: {kind: GitRepository, name: flux-sy
             if f.kind == "hook-order"] == [("hook-order", "app/job.yaml", 13)]
     for name in ("hooked", "flux"):
         assert [f for f in lint(tmp_path / name).findings if f.kind == "hook-order"] == []
+
+
+def test_a_resource_set_input_whose_folder_is_missing(tmp_path: Path) -> None:
+    """New-user trial sixty-two: an app namespace added to a ResourceSet's inputs without
+    its folder gave no finding; the same Kustomization written out was an error. Said at the
+    input, where the Kustomizations of the other inputs resolve here. And a dependsOn typo
+    beside a ResourceSet reviewbot reads whole is an error, not a doubt of what it makes."""
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "flux/instance.yaml": """
+            apiVersion: fluxcd.controlplane.io/v1
+            kind: FluxInstance
+            metadata: {name: flux, namespace: flux-system}
+            spec:
+              sync: {kind: GitRepository, url: https://github.com/acme/home, path: flux/cluster}
+        """,
+        "flux/cluster/apps.yaml": """
+            apiVersion: fluxcd.controlplane.io/v1
+            kind: ResourceSet
+            metadata: {name: apps, namespace: flux-system}
+            spec:
+              inputs: [{ns: ai}, {ns: media}]
+              resources:
+              - apiVersion: kustomize.toolkit.fluxcd.io/v1
+                kind: Kustomization
+                metadata: {name: '<< inputs.ns >>', namespace: flux-system}
+                spec:
+                  path: ./apps/<< inputs.ns >>
+                  sourceRef: {kind: GitRepository, name: flux-system}
+                  dependsOn: [{name: ai}]
+        """,
+        "flux/cluster/infra.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: infra, namespace: flux-system}
+            spec:
+              path: ./apps/ai
+              sourceRef: {kind: GitRepository, name: flux-system}
+              dependsOn: [{name: ai}, {name: medai}]
+        """,
+        "apps/ai/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ai}\n",
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    errors = [(f.file, f.line, f.kind) for f in result.findings if f.severity == "error"]
+    assert errors == [("flux/cluster/apps.yaml", 5, "missing"),
+                      ("flux/cluster/infra.yaml", 7, "dependency")]
+    assert "this input makes Flux Kustomization flux-system/media with spec.path './apps/media'" \
+        in next(f.message for f in result.findings if f.severity == "error")

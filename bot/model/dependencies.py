@@ -193,15 +193,26 @@ def _resource_set_made(model: Model) -> Iterator[tuple[KObject, set[Id]]]:
     `postgres-cnpg`, which six apps depend on, was "not in the cluster, did you mean cnpg?";
     judge round BQ). The namespace defaults to the ResourceSet's."""
     from reviewbot.load.loader import load
+    from reviewbot.model.reach import resource_set_objects
     from reviewbot.sources.tree import FileRecord
 
     kinds = {kind for _, kind in FLUX_DEPENDING}
     for obj in model.objects:
-        template = obj.get(("spec", "resourcesTemplate"))
-        if obj.kind != "ResourceSet" or obj.group != "fluxcd.controlplane.io" or not (
-                isinstance(template, str)) or not any(k in template for k in kinds):
+        if obj.kind != "ResourceSet" or obj.group != "fluxcd.controlplane.io":
             continue
         ids: set[Id] = set()
+        for made in resource_set_objects(obj.body):  # (what its literal inputs make)
+            meta = made.get("metadata")
+            meta = meta if isinstance(meta, dict) else {}
+            name, namespace = meta.get("name"), meta.get("namespace") or obj.namespace
+            if made.get("kind") in kinds and isinstance(name, str) and isinstance(
+                    namespace, str):
+                ids.add((str(made["kind"]), namespace, name))
+        template = obj.get(("spec", "resourcesTemplate"))
+        if not isinstance(template, str) or not any(k in template for k in kinds):
+            if ids:
+                yield obj, ids
+            continue
         loaded = load(FileRecord(f"{obj.file}#resourcesTemplate", None,
                                  template.encode("utf-8", "replace")))
         for doc in loaded.documents:
@@ -227,9 +238,11 @@ def _flux_unseen(model: Model) -> str | None:
     if templates:
         return (f"the Flux objects chart templates declare ({templates[0]}), which reviewbot "
                 "does not render")
+    from reviewbot.model.reach import resource_set_known
+
     sets = [o for o in model.objects if o.kind == "ResourceSet"
-            and o.group == "fluxcd.controlplane.io"]
-    if sets:
+            and o.group == "fluxcd.controlplane.io" and not resource_set_known(o.body)]
+    if sets:  # (one whose literal inputs make all it makes is read: new-user trial sixty-two)
         return f"what flux-operator's ResourceSet {sets[0].namespace}/{sets[0].name} makes"
     applied = model_graph(model).applied_templates()
     if applied:  # (gandazgul/k8s-infrastructure's configure-cluster.sh makes the sealed-secret

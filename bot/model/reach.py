@@ -1676,23 +1676,46 @@ def resource_set_objects(body: Mapping[str, Any]) -> list[dict[str, Any]]:
     filled in. An object holding another template action, or an input it does not have, is
     left out (what it makes is not read); inputs a provider gives (``inputsFrom``) make
     nothing here."""
+    return [made for _, made in resource_set_made(body)]
+
+
+def resource_set_made(body: Mapping[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    """:func:`resource_set_objects`, each with the index of the input that made it."""
     spec = dict_of(body.get("spec"))
     inputs = spec.get("inputs")
     if not isinstance(inputs, list) or spec.get("inputsFrom"):
         return []
     written = [r for r in list_of(spec.get("resources")) if isinstance(r, dict)]
     template = spec.get("resourcesTemplate")
-    out: list[dict[str, Any]] = []
-    for given in inputs:
+    out: list[tuple[int, dict[str, Any]]] = []
+    for i, given in enumerate(inputs):
         if not isinstance(given, dict):
             continue
         for resource in written:
             filled = _filled_inputs(resource, given)
             if isinstance(filled, dict):
-                out.append(filled)
+                out.append((i, filled))
         if isinstance(template, str) and template.strip():
-            out += _template_objects(template, given)
+            out += [(i, made) for made in _template_objects(template, given)]
     return out
+
+
+def resource_set_known(body: Mapping[str, Any]) -> bool:
+    """Whether :func:`resource_set_objects` reads all a ResourceSet makes: literal inputs
+    (none from a provider), and each of its resources filled in for each input."""
+    spec = dict_of(body.get("spec"))
+    inputs = spec.get("inputs")
+    if spec.get("inputsFrom") or not isinstance(inputs, list):
+        return False
+    written = [r for r in list_of(spec.get("resources")) if isinstance(r, dict)]
+    template = spec.get("resourcesTemplate")
+    for given in inputs:
+        if not isinstance(given, dict) or any(
+                not isinstance(_filled_inputs(r, given), dict) for r in written) or (
+                isinstance(template, str) and not isinstance(_filled_inputs(template, given),
+                                                             str)):
+            return False
+    return True
 
 
 def _input(given: Mapping[str, Any], key: str) -> str | None:
