@@ -144,10 +144,8 @@ def _share_scripted(held: dict[str, set[Id]], reach: Reach | None) -> None:
     if not scripted:
         return
     shared = set().union(*(held.get(c, set()) for c in (*scripted, DEFAULT_CLUSTER)))
-    for ids in held.values():
-        ids.update(shared)
-    for cluster in scripted:
-        held.setdefault(cluster, set())
+    for cluster in {*held, *scripted, *(reach.clusters if reach else ())}:  # (one holding none)
+        held.setdefault(cluster, set()).update(shared)
 
 
 def held_sources(model: Model, cluster: str, kind: str, namespace: str) -> list[str]:

@@ -1221,17 +1221,24 @@ class Graph:
         return self.applied_files().get(path)
 
     def applied_files(self) -> Mapping[str, str]:
-        """The paths the tree's shell scripts and Makefiles apply with ``kubectl apply -f``
-        -> the first such file (a path as the script's folder or the tree's top resolves it:
-        both)."""
+        """The paths the tree's shell scripts, Makefiles and Taskfiles apply with ``kubectl
+        apply -f`` -> the first such file (a path as the script's folder or the tree's top
+        resolves it: both)."""
         if self._applied is None:
             self._applied = {}
-            for script, places in _script_targets(
-                    self.texts, _APPLY, (".sh", ".bash", ".mk", ".just"),
-                    (*MAKEFILES, *JUSTFILES), _APPLY_WORDS, rooted=True):
+            for script, places in (
+                    *_script_targets(self.texts, _APPLY, (".sh", ".bash", ".mk", ".just"),
+                                     (*MAKEFILES, *JUSTFILES), _APPLY_WORDS, rooted=True),
+                    *_script_targets(self._taskfiles(), _APPLY, (".yml", ".yaml"), (),
+                                     _APPLY_WORDS, rooted=True)):
                 for at in places:
                     self._applied.setdefault(at, script)
         return self._applied
+
+    def _taskfiles(self) -> list[FileRecord]:
+        """Task's Taskfiles of the tree (YAML: parsed, their text read as a script's)."""
+        return [FileRecord(path, None, lf.data) for path, lf in self.files.items()
+                if ("askfile" in path or ".taskfiles/" in path) and _TASKFILE.search(path)]
 
     def applies_family(self, path: str) -> str | None:
         """The first script or Makefile whose ``kubectl apply -f`` target holds a variable
@@ -1429,14 +1436,11 @@ class Graph:
         build DIR | ...apply``) -> the first such file: a setup applied by hand, documented
         in the repository (a Makefile's local cluster)."""
         found: dict[str, str] = {}
-        tasks = [FileRecord(path, None, lf.data) for path, lf in self.files.items()
-                 if ("askfile" in path or ".taskfiles/" in path) and _TASKFILE.search(path)]
-        # (YAML: parsed, their text read here)
         for script, places in (
                 *_script_targets(self.texts, _APPLY_K, (".sh", ".bash", ".mk", ".just"),
                                  (*MAKEFILES, *JUSTFILES), _APPLY_WORDS, rooted=True),
-                *_script_targets(tasks, _APPLY_K, (".yml", ".yaml"), (), _APPLY_WORDS,
-                                 rooted=True),
+                *_script_targets(self._taskfiles(), _APPLY_K, (".yml", ".yaml"), (),
+                                 _APPLY_WORDS, rooted=True),
                 *_loop_targets(self.texts, (".sh", ".bash", ".mk", ".just"),
                                (*MAKEFILES, *JUSTFILES), self.by_dir)):
             at = next((p for p in places if p in self.by_dir), None)

