@@ -1158,6 +1158,94 @@ def test_an_applicationset_matrix_of_static_generators_applies_each_combination(
     assert [(r.cluster, r.path) for r in roots] == [("https://prod.example.com", "apps/web")]
 
 
+CLUSTER_SECRET = """
+apiVersion: v1
+kind: Secret
+metadata:
+  name: %(name)s
+  namespace: argocd
+  labels: {argocd.argoproj.io/secret-type: cluster, environment: %(env)s}
+stringData: {name: %(name)s, server: "%(server)s"}
+"""
+ROOT_APP = """
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: %(name)s, namespace: argocd}
+spec:
+  source: {repoURL: https://github.com/acme/fleet, path: %(path)s}
+  destination: {server: https://kubernetes.default.svc}
+"""
+
+
+def _cluster_appset(generator: str) -> dict[str, str]:
+    """A root Application applying argocd/: an Application applying the cluster Secrets
+    of clusters/, and an ApplicationSet of ``generator`` applying apps/web to each."""
+    return {
+        "root.yaml": ROOT_APP % {"name": "root", "path": "argocd"},
+        "argocd/clusters.yaml": ROOT_APP % {"name": "clusters", "path": "clusters"},
+        "argocd/appset.yaml": f"""
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {{name: apps, namespace: argocd}}
+            spec:
+              goTemplate: true
+              generators:
+              - {generator}
+              template:
+                metadata: {{name: 'web-{{{{.nameNormalized}}}}'}}
+                spec:
+                  source: {{repoURL: https://github.com/acme/fleet, path: 'apps/{{{{.app}}}}'}}
+                  destination: {{server: '{{{{.server}}}}'}}
+        """,
+        "apps/web/web.yaml": FLOATING % "web",
+    }
+
+
+@pytest.mark.parametrize("selector, expected", [
+    # Tim275/talos-homelab (judge round DF): a matrix of the clusters whose Secrets carry
+    # `environment: prod` and a list of apps; the repository's own Secret declares the one
+    ("{matchLabels: {environment: prod}}", ["in-cluster"]),
+    # no selector: every cluster Secret, and Argo CD's own cluster, which none declares here
+    ("{}", ["https://lab.example.com:6443", "in-cluster"]),
+])
+def test_a_cluster_generator_makes_one_parameter_set_per_cluster_secret(
+        tmp_path: Path, selector: str, expected: list[str]) -> None:
+    """Argo CD's cluster generator (applicationset/generators/cluster.go): the Secrets
+    labelled `argocd.argoproj.io/secret-type: cluster` its selector matches give `name`,
+    `server`, `metadata.labels.KEY`; the local cluster is one only without a selector."""
+    write(tmp_path, {
+        **_cluster_appset(f"matrix: {{generators: [{{clusters: {{selector: {selector}}}}}, "
+                          "{list: {elements: [{app: web}]}}]}"),
+        "clusters/prod.yaml": CLUSTER_SECRET % {
+            "name": "prod", "env": "prod", "server": "https://kubernetes.default.svc"},
+        "clusters/lab.yaml": CLUSTER_SECRET % {
+            "name": "lab", "env": "lab", "server": "https://lab.example.com:6443"},
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "apps/web/web.yaml")]
+    reach = result.model.derived["reach"]
+    assert sorted(reach.generated_clusters[("argocd/appset.yaml", "apps")]["apps/web"]) == (
+        expected)
+
+
+def test_a_cluster_generator_whose_secrets_the_repository_lacks_promises_nothing(
+        tmp_path: Path) -> None:
+    """Clusters registered with `argocd cluster add` have no Secret here: a selector no
+    Secret of the tree matches makes Applications reviewbot cannot see."""
+    write(tmp_path, {
+        **_cluster_appset("clusters: {selector: {matchLabels: {environment: prod}}, "
+                          "values: {app: web}}"),
+        "clusters/lab.yaml": CLUSTER_SECRET % {
+            "name": "lab", "env": "lab", "server": "https://lab.example.com:6443"},
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f, s) for r, s, f, _ in found(result)] == [
+        ("kustomize-integrity[not-applied]", "apps/web/web.yaml", "info")]
+    assert "ApplicationSet apps in argocd/appset.yaml makes Applications with a clusters " \
+        "generator" in next(f.message for f in result.findings)
+
+
 def test_a_matrix_child_reads_the_first_child_s_parameters(tmp_path: Path) -> None:
     # "the child generator that consumes the parameters must come after the one that
     # produces them": the second child's git files path names the first's element

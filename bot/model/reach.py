@@ -498,7 +498,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
 
 # the generators of an ApplicationSet reviewbot evaluates (:func:`_generated`), and the keys
 # of a generator that are no generator
-EVALUATED_GENERATORS = frozenset({"git", "list", "matrix", "merge"})
+EVALUATED_GENERATORS = frozenset({"clusters", "git", "list", "matrix", "merge"})
 _GENERATOR_OPTIONS = frozenset({"selector", "template", "values"})
 
 
@@ -2640,6 +2640,8 @@ def _generator(generator: Mapping[str, Any], graph: Graph, go: bool, nested: boo
     for element in list_of(dict_of(generator.get("list")).get("elements")):
         if isinstance(element, dict):  # (an element's ``values`` map: ``values.key``)
             out.append((_flat(element), _flat(element) if not go else _texts(element)))
+    if "clusters" in generator:
+        out += _cluster_params(dict_of(generator.get("clusters")), graph, go)
     if "matrix" in generator:
         out += _matrix(dict_of(generator.get("matrix")), graph, go, nested, depth)
     if "merge" in generator:
@@ -2726,6 +2728,82 @@ def _merge(merge: Mapping[str, Any], graph: Graph, go: bool, nested: bool,
             else:
                 merged.append(({**params, **found[0]}, {**texts, **found[1]}))
         out = merged
+    return out
+
+
+# Argo CD's own cluster, which no Secret declares (util/db's ListClusters adds it)
+LOCAL_SERVER = "https://kubernetes.default.svc"
+
+
+def _cluster_params(clusters: Mapping[str, Any], graph: Graph, go: bool) -> list[_Params]:
+    """A cluster generator's parameter sets (applicationset/generators/cluster.go): one per
+    cluster Secret of the tree (label ``argocd.argoproj.io/secret-type: cluster``) that its
+    ``selector`` matches, giving ``name``, ``nameNormalized``, ``server``, ``project``,
+    ``metadata.labels.KEY`` and ``metadata.annotations.KEY``, and Argo CD's own cluster
+    (``in-cluster``) when the selector is empty and no Secret declares it; then the
+    generator's ``values`` (filled in) as ``values.KEY``. Clusters registered without a
+    Secret in this repository (``argocd cluster add``) are not seen: with none found and
+    the own cluster left out, :class:`_Unevaluable` (what it makes is not known)."""
+    from reviewbot.model.selectors import Selector
+
+    selector = dict_of(clusters.get("selector"))
+    chosen = Selector.parse(selector)
+    if not chosen.valid:
+        raise _Unevaluable("clusters")
+    found: list[dict[str, str]] = []
+    servers: set[str] = set()
+    for path, lf in sorted(graph.files.items()):
+        if shows_a_setup(path):
+            continue
+        for doc in lf.documents:
+            value = doc.value
+            if not isinstance(value, dict) or value.get("kind") != "Secret":
+                continue
+            meta = dict_of(value.get("metadata"))
+            labels = {str(k): str(v) for k, v in dict_of(meta.get("labels")).items()}
+            if labels.get("argocd.argoproj.io/secret-type") != "cluster":
+                continue
+            data = _secret_data(value)
+            name, server = data.get("name"), data.get("server")
+            if not name or not server:
+                continue
+            servers.add(server.rstrip("/"))
+            if not chosen.matches(labels):
+                continue
+            params = {"name": name, "nameNormalized": _normalized(name).strip("-."),
+                      "server": server, "project": data.get("project", "")}
+            params.update(_flat({"labels": labels, "annotations": dict_of(
+                meta.get("annotations"))}, "metadata."))
+            found.append(params)
+    if not selector and LOCAL_SERVER not in servers:
+        found.insert(0, {"name": "in-cluster", "nameNormalized": "in-cluster",
+                         "server": LOCAL_SERVER})
+    if not found:
+        raise _Unevaluable("clusters")
+    out: list[_Params] = []
+    for params in found:
+        values = {k: str(_fill(v, params)) for k, v in _flat(
+            dict_of(clusters.get("values")), "values.").items()}
+        params = {**params, **values}
+        out.append((params, {k: v for k, v in params.items() if "." not in k}
+                    if go else params))
+    return out
+
+
+def _secret_data(secret: Mapping[str, Any]) -> dict[str, str]:
+    """A Secret's text fields: ``data`` decoded from base64, then ``stringData`` over it."""
+    import base64
+    import binascii
+
+    out: dict[str, str] = {}
+    for key, item in dict_of(secret.get("data")).items():
+        if isinstance(item, str):
+            try:
+                out[str(key)] = base64.b64decode(item, validate=True).decode("utf-8")
+            except (binascii.Error, UnicodeDecodeError):
+                continue
+    out.update({str(k): str(v) for k, v in dict_of(secret.get("stringData")).items()
+                if isinstance(v, (str, int, float, bool))})
     return out
 
 
