@@ -364,7 +364,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         if rendering.get(doc.file.path) == []:
             continue  # chart values only an unincluded Component renders: applied by none
         trial = trial_folder(doc.file.path)
-        twin = _declared_twin(walker.reach, doc, value, declared)
+        twin = _declared_twin(walker.looked, doc, value, declared)
         unscripted = _unscripted(graph, doc.file.path, candidates)
         if trial is not None:  # a guess twice over: nothing applies it, and it is a trial
             walker.reach.guessed_roots[doc.file.path] = _trial_guess(doc.file.path, trial)
@@ -597,8 +597,9 @@ def _declared_applications(documents: Sequence[Document], aside: Callable[[str],
 def _declared_twin(reach: Reach, doc: Document, value: Mapping[str, Any],
                    declared: Mapping[tuple[str, str], str]) -> tuple[str, str] | None:
     """("namespace/name", file) of an Application the ApplicationSet ``value`` generates
-    (as :meth:`_Walker.argo_steps` evaluated it) that another file of the tree declares as an
-    Application of its own, or None."""
+    (as :meth:`_Walker.argo_steps` evaluated it looking for roots: ``reach`` is what it
+    recorded) that another file of the tree declares as an Application of its own, or
+    None."""
     if value.get("kind") != "ApplicationSet":
         return None
     meta = dict_of(value.get("metadata"))
@@ -687,6 +688,9 @@ class _Walker:
         self.roots_seen: set[tuple[int, Any]] = set()  # (document, path) of root objects
         # ApplicationSets whose generators Argo CD refuses to evaluate (file, name, kind)
         self.refused: list[tuple[str, str, tuple[str, ...]]] = []
+        # what the ApplicationSets of the tree as written generate, evaluated looking for
+        # the roots (``argo_steps(looking=True)``): kept apart from what the walk applies
+        self.looked = Reach([])
         # one pass over the documents: each question below asks about a few kinds (a
         # document without a kind, values, can declare a FluxInstance's sync and Argo CD
         # applications); each list in the documents' order
@@ -1196,11 +1200,12 @@ class _Walker:
         value; the ones outside every other's folder first."""
         found = [(doc, value) for doc, value in _argo_objects(self.argo_documents)
                  if not self.aside(doc.file.path)
-                 and (any(True for _ in self.argo_steps(value, doc.file.path, ()))
+                 and (any(True for _ in self.argo_steps(value, doc.file.path, (),
+                                                         looking=True))
                       or _charts_only(value))]
         found += self._misspelt_roots(found)
         targets = {str(s.spec.get("path")).strip("./") for d, v in found
-                   for s in self.argo_steps(v, d.file.path, ())}
+                   for s in self.argo_steps(v, d.file.path, (), looking=True)}
 
         def inner(doc: Document) -> bool:  # below a target: one of its folders is one
             return "" in targets or any(f in targets for f in _ancestors(doc.file.path))
@@ -1570,11 +1575,14 @@ class _Walker:
 
     def argo_steps(self, value: Mapping[str, Any], file: str, chain: tuple[str, ...],
                    by: Resource | None = None, parent: str | None = None,
-                   parent_url: str | None = None) -> Iterator[_Step]:
+                   parent_url: str | None = None, looking: bool = False) -> Iterator[_Step]:
         """The folders of this repository an Argo CD Application or ApplicationSet applies
         (``by``: the Application as built, when a build made it; ``parent``: the revision
         the Application that applies it reads, None for a root, whose revision is the
-        tree's; ``parent_url``: the repository that one reads, None for a root)."""
+        tree's; ``parent_url``: the repository that one reads, None for a root).
+        ``looking``: asked of a file as written, to find the roots: what an ApplicationSet
+        generates is recorded only when the walk applies it (as built: a namespace its
+        kustomization sets made each of its Applications two, new-user trial sixty-three)."""
         spec = dict_of(value.get("spec"))
         if value.get("kind") == "ApplicationSet":
             template = dict_of(dict_of(spec.get("template")).get("spec"))
@@ -1586,13 +1594,14 @@ class _Walker:
                 return
             meta = dict_of(value.get("metadata"))
             name = str(meta.get("name") or "")
-            sources = self.reach.generated_sources.setdefault((file, name), [])
-            urls = self.reach.generated_urls.setdefault((file, name), {})
-            named_paths = self.reach.generated_named.setdefault((file, name), {})
-            deployed = self.reach.generated_clusters.setdefault((file, name), {})
-            placed = self.reach.generated_namespaces.setdefault((file, name), {})
+            reach = self.looked if looking else self.reach  # (looking: kept apart)
+            sources = reach.generated_sources.setdefault((file, name), [])
+            urls = reach.generated_urls.setdefault((file, name), {})
+            named_paths = reach.generated_named.setdefault((file, name), {})
+            deployed = reach.generated_clusters.setdefault((file, name), {})
+            placed = reach.generated_namespaces.setdefault((file, name), {})
             own = str(meta.get("namespace") or "")
-            apps = self.reach.generated_apps.setdefault((own, name), (file, set()))[1]
+            apps = reach.generated_apps.setdefault((own, name), (file, set()))[1]
             named = dict_of(dict_of(spec.get("template")).get("metadata"))
             for params in generated:
                 filled = _fill(template, params)
