@@ -32,24 +32,27 @@ three sources of intended flows:
   in-cluster endpoint the pod names (`http://svc.ns.svc.cluster.local:8080`, `svc.ns:443`,
   `svc:8080` in its own namespace; or two env values of one prefix, a bare host and its
   numeric port: `DB_HOST: postgres` with `DB_PORT: "5432"`, at the host's value, among a
-  container's `env` or the keys of a ConfigMap it loads with `envFrom`; or a host
-  and port given to a client in the command or args, `nc -z db 3306`, `pg_isready -h db -p
-  5432`, `redis-cli -h cache -p 6379`, at the host's item) resolves through a Service of the
-  repository (KServe `<isvc>-predictor` included: port 80 -> the container port) to pods and
-  a port, and the source's egress or the destination's ingress denies that flow. Denied by
-  the destination's ingress alone (one ingress rule there is the fix), the callers of one
-  destination are one finding at the first caller's value, the others counted ("a/web and 41
-  other workloads in a call ..."); denied by a caller's own egress, each caller's value is a
-  finding. Lint gives it at the value; a review places it at the `egress` of each policy
-  isolating the caller, or the `ingress` of each policy isolating the destination (the
-  `ports`, or `toPorts`, of its rule that admits the callers on other ports), when the
-  pull request added or changed that policy (the unchanged value listed). Where a policy of
-  the destination's namespace whose pod selector matches no pod at all would admit the call,
-  that selector is the cause: the message and fix name it (`vlm` for `vllm`), and it is one
-  of the finding's places. Where the Service sends the call's port to a number no pod it
-  selects declares while they declare others, the fix names that first ("First check
-  Service web/api: its port 8080 sends to 8000, which no container it selects declares
-  ..."): the target may be the mistake, not the policies.
+  container's `env` or the keys of a ConfigMap it loads with `envFrom`; or a host and port
+  given to a client in the command or args, `nc -z db 3306`, `pg_isready -h db -p 5432`,
+  `redis-cli -h cache -p 6379`, PostgreSQL's (`psql`, `pg_dump`, `pg_dumpall`, ...) and
+  MySQL's (`mysql`, `mysqldump`: `-P` the port) clients, each without a port option calling
+  its default port (5432, 3306, 6379) unless the container's environment may set one
+  (`PGPORT`, `MYSQL_TCP_PORT`, any `envFrom`), at the host's item) resolves through a
+  Service of the repository (KServe `<isvc>-predictor` included: port 80 -> the container
+  port) to pods and a port, and the source's egress or the destination's ingress denies that
+  flow. Denied by the destination's ingress alone (one ingress rule there is the fix), the
+  callers of one destination are one finding at the first caller's value, the others counted
+  ("a/web and 41 other workloads in a call ..."); denied by a caller's own egress, each
+  caller's value is a finding. Lint gives it at the value; a review places it at the
+  `egress` of each policy isolating the caller, or the `ingress` of each policy isolating
+  the destination (the `ports`, or `toPorts`, of its rule that admits the callers on other
+  ports), when the pull request added or changed that policy (the unchanged value listed).
+  Where a policy of the destination's namespace whose pod selector matches no pod at all
+  would admit the call, that selector is the cause: the message and fix name it (`vlm` for
+  `vllm`), and it is one of the finding's places. Where the Service sends the call's port to
+  a number no pod it selects declares while they declare others, the fix names that first
+  ("First check Service web/api: its port 8080 sends to 8000, which no container it selects
+  declares ..."): the target may be the mistake, not the policies.
 
 In a review, a fourth source of intended flows is checked against what the change removes:
 

@@ -1306,6 +1306,11 @@ data:
     ("['sh', '-c', 'until pg_isready -h api.server -p 8080 -U app; do sleep 1; done']", 2),
     ("['redis-cli', '-h', 'api.server', '-p', '8080', 'ping']", 2),
     ("['pg_isready', '--host=api.server', '--port=8080']", 1),
+    # new-user trial sixty-three: a backup CronJob's dump, alone or in a shell pipeline;
+    # MySQL's clients read -P as the port (-p is the password)
+    ("['pg_dumpall', '-h', 'api.server', '-p', '8080']", 2),
+    ("['sh', '-c', 'pg_dump -h api.server -p 8080 app | gzip > /backup/app.sql.gz']", 2),
+    ("['mysqldump', '-h', 'api.server', '-P', '8080', '-psecret', 'app']", 2),
     # a listener calls nobody; a variable is not read; an -p after the call is another's
     ("['nc', '-l', '-p', '8080', 'api.server', '9']", None),
     ("['sh', '-c', 'nc -z \"${DB}\" 8080']", None),
@@ -2618,3 +2623,28 @@ spec: {podSelector: {}, policyTypes: [Egress]}
     found = [f for f in lint_text(tmp_path, text, only=[RULE]).findings
              if f.kind == "dependency-denied"]
     assert [f.message.split(" calls ")[1].split(" ")[0] for f in found] == calls
+
+
+@pytest.mark.parametrize(("command", "env", "called"), [
+    # libpq's clients call 5432 when no -p and no PGPORT is given
+    ("['pg_dump', '-h', 'api.server', 'app']", "", True),
+    ("['pg_dump', '-h', 'api.server', 'app']", "        env: [{name: PGPORT, value: '6432'}]\n",
+     False),
+    ("['pg_dump', '-h', 'api.server', 'app']", "        envFrom: [{configMapRef: {name: pg}}]\n",
+     False),
+    # a Unix socket is no call
+    ("['psql', '-h', '/var/run/postgresql']", "", False),
+])
+def test_a_database_client_without_a_port_option_calls_its_default_port(
+    tmp_path: Path, command: str, env: str, called: bool
+) -> None:
+    client = CLIENT.replace(
+        '        env: [{name: API, value: "http://api.server:8080/v1"}]\n',
+        f'        command: {command}\n{env}')
+    server = SERVER.replace("containerPort: 8080", "containerPort: 5432").replace(
+        "port: 8080", "port: 5432")
+    result = run(tmp_path, NAMESPACES + client + server + DENY_SERVER)
+    assert [f.kind for f in result.findings] == (["dependency-denied"] if called else [])
+    if called:
+        assert result.findings[0].message.startswith(
+            "client/app calls api.server:5432 (server/api on TCP 5432)")

@@ -324,15 +324,27 @@ def _host_port_pairs(plain: Mapping[str, tuple[Any, Path]], namespace: str,
 _HOST_SUFFIXES = ("HOSTNAME", "HOST")
 
 # clients that take a host and a port as words: nc (OpenBSD, BusyBox, nmap's ncat) as
-# ``nc [options] host port``, whose options listed here take a value (``-w 2``); pg_isready
-# and redis-cli as ``-h host -p port`` (``--host``/``--port`` alike)
+# ``nc [options] host port``, whose options listed here take a value (``-w 2``); the others
+# as options: (host options, port options, the port without one, the environment variable
+# that sets that port instead). PostgreSQL's libpq clients (pg_isready, psql, pg_dump, ...)
+# read ``-h``/``--host`` and ``-p``/``--port``, 5432 by default or PGPORT; MySQL's read
+# ``-h``/``--host`` and ``-P``/``--port`` (``-p`` is the password), 3306 or MYSQL_TCP_PORT;
+# redis-cli ``-h`` and ``-p``, 6379
 _NC = frozenset({"nc", "ncat", "netcat"})
 _NC_VALUED = frozenset({"-I", "-i", "-M", "-m", "-O", "-P", "-p", "-q", "-s", "-T", "-V",
                         "-w", "-X", "-x"})
-_FLAGGED = {"pg_isready": (("-h", "--host"), ("-p", "--port")),
-            "redis-cli": (("-h",), ("-p",))}
+_LIBPQ = (("-h", "--host"), ("-p", "--port"), "5432", "PGPORT")
+_MYSQL = (("-h", "--host"), ("-P", "--port"), "3306", "MYSQL_TCP_PORT")
+_FLAGGED: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, str | None]] = {
+    **dict.fromkeys(("pg_isready", "psql", "pg_dump", "pg_dumpall", "pg_restore",
+                     "pg_basebackup", "createdb", "dropdb", "vacuumdb"), _LIBPQ),
+    **dict.fromkeys(("mysql", "mysqldump", "mysqladmin", "mariadb", "mariadb-dump",
+                     "mariadb-admin"), _MYSQL),
+    "redis-cli": (("-h",), ("-p",), "6379", None)}
 _SHELL_OPERATOR = re.compile(r"(;|&&|\|\||[|&()])")
-_CLIENT = re.compile(r"(?<![\w.-])(?:nc|ncat|netcat|pg_isready|redis-cli)(?![\w.-])")
+_CLIENT = re.compile(r"(?<![\w.-])(?:nc|ncat|netcat|pg_isready|psql|pg_dump(?:all)?|"
+                     r"pg_restore|pg_basebackup|createdb|dropdb|vacuumdb|mysql(?:dump|admin)?|"
+                     r"mariadb(?:-dump|-admin)?|redis-cli)(?![\w.-])")
 
 
 def _list(value: Any) -> list[Any]:
@@ -342,7 +354,8 @@ def _list(value: Any) -> list[Any]:
 def _client_calls(container: Container, namespace: str) -> Iterator[tuple[Endpoint, Path]]:
     """An endpoint given to a client as words of the command and args (one shell line in an
     item, or an item a word): ``nc -z db 3306``, ``pg_isready -h db -p 5432``, ``redis-cli
-    -h cache -p 6379``, at the host's item; a host holding a variable is not read."""
+    -h cache -p 6379``, ``pg_dump -h db app`` (:data:`_FLAGGED`'s default port), at the
+    host's item; a host holding a variable is not read."""
     texts = [(key, i, item) for key in ("command", "args")
              for i, item in enumerate(_list(container.body.get(key))) if isinstance(item, str)]
     if not any(_CLIENT.search(item) for _, _, item in texts):
@@ -360,8 +373,13 @@ def _client_calls(container: Container, namespace: str) -> Iterator[tuple[Endpoi
         if tool in _NC or tool in _FLAGGED:
             call = list(takewhile(lambda w: not _SHELL_OPERATOR.fullmatch(w[0]),
                                   words[at + 1:]))
-            found = _nc_target(call) if tool in _NC else _flagged_target(call, *_FLAGGED[tool])
-            if found is not None and found[1].isdigit():
+            found = _nc_target(call) if tool in _NC else _flagged_target(
+                call, *_FLAGGED[tool][:2])
+            if found is not None and found[1] is None:  # (no port option: the default,
+                _, _, default, variable = _FLAGGED[tool]  # unless the environment may set one)
+                found = (found[0], default) if variable is None or not (
+                    _sets_env(container, variable)) else None
+            if found is not None and found[1] is not None and found[1].isdigit():
                 (host, where), port = found[0], int(found[1])
                 e = _endpoint(host, port, namespace) if "$" not in host else None
                 if e is not None:
@@ -385,9 +403,17 @@ def _nc_target(call: list[tuple[str, Path]]) -> tuple[tuple[str, Path], str] | N
     return (plain[0], plain[1][0]) if len(plain) >= 2 else None
 
 
+def _sets_env(container: Container, name: str) -> bool:
+    """Whether ``container``'s environment may set ``name``: an ``env`` entry of the name,
+    or any ``envFrom`` (what it brings is not read here)."""
+    return bool(_list(container.body.get("envFrom"))) or any(
+        isinstance(e, dict) and e.get("name") == name for e in _list(container.body.get("env")))
+
+
 def _flagged_target(call: list[tuple[str, Path]], hosts: tuple[str, ...],
-                    ports: tuple[str, ...]) -> tuple[tuple[str, Path], str] | None:
-    """The values of a client's host and port options (``-h db``, ``--host=db``)."""
+                    ports: tuple[str, ...]) -> tuple[tuple[str, Path], str | None] | None:
+    """The values of a client's host and port options (``-h db``, ``--host=db``); the port
+    None when no option gives it."""
     host: tuple[str, Path] | None = None
     port: str | None = None
     for n, (word, where) in enumerate(call):
@@ -398,7 +424,7 @@ def _flagged_target(call: list[tuple[str, Path]], hosts: tuple[str, ...],
             host = (value, where)
         elif name in ports and value:
             port = value
-    return (host, port) if host is not None and port is not None else None
+    return (host, port) if host is not None else None
 
 
 @dataclass(frozen=True)
