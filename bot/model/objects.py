@@ -2215,6 +2215,16 @@ def applier_name(applier: KObject | Resource, many: bool = False) -> str:
     return f"{'Argo CD' if argo else 'Flux'} {kind} {where}"
 
 
+def generated_applying(model: Model, appset: KObject, file: str) -> list[str]:
+    """The names of the Argo CD Applications the ApplicationSet ``appset`` generates (as the
+    walk evaluated it) whose source paths apply ``file``, sorted."""
+    reach = model.derived.get("reach")
+    named = getattr(reach, "generated_named", {}).get((appset.file, appset.name), {})
+    graph = model_graph(model)
+    return sorted(app for app, paths in named.items() if any(
+        file in (_path_files(graph, appset, path, {}) or ()) for path in paths))
+
+
 def applier_names(model: Model, found: Iterable[KObject]) -> list[str]:
     """The names of the appliers ``found`` (:func:`applier_name`), one per name, sorted; a
     name several of them share (a Flux Kustomization ``flux-system/apps`` in each cluster's
