@@ -3242,3 +3242,73 @@ def test_an_immutable_change_of_a_command_names_the_arguments_it_adds(
     assert [f["message"].split(", but ")[0] for f in found] == [
         "Job a/m: spec.template changes (spec.containers.m.command adds "
         "--create-missing-only)"]
+
+
+def test_a_base_two_applicationsets_overlay_renamed_pairs_and_prunes_per_overlay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial sixty-three: one base, a prod overlay (namespace web, a patch of
+    `web`) and a staging one (web-staging), each an Application of its own ApplicationSet.
+    Renaming the base's Deployment paired staging's old object with prod's new one ("web-
+    staging/web is renamed to web/web-frontend") and named apps-prod's Application the
+    pruner of both, "(ApplicationSet argocd/apps-staging applied it too)"."""
+    appset = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: ApplicationSet
+        metadata: {{name: apps-{env}, namespace: argocd}}
+        spec:
+          generators:
+          - git:
+              repoURL: https://git.example.lab/r.git
+              directories: [{{path: apps/*/overlays/{env}}}]
+          template:
+            metadata: {{name: '{{{{path[1]}}}}-{env}'}}
+            spec:
+              source: {{repoURL: https://git.example.lab/r.git, path: '{{{{path}}}}'}}
+              destination: {{server: https://kubernetes.default.svc, namespace: {ns}}}
+              syncPolicy: {{automated: {{prune: true}}}}
+    """
+    deploy = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: {name}
+        spec:
+          selector: {{matchLabels: {{app: web}}}}
+          template:
+            metadata: {{labels: {{app: web}}}}
+            spec:
+              containers: [{{name: web, image: "nginx:1.27.1@sha256:{digest}"}}]
+    """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "bootstrap/root.yaml": textwrap.dedent("""\
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: root, namespace: argocd}
+            spec:
+              source: {repoURL: https://git.example.lab/r.git, path: argocd}
+              destination: {server: https://kubernetes.default.svc, namespace: argocd}
+              syncPolicy: {automated: {prune: true}}
+            """),
+        "argocd/prod.yaml": textwrap.dedent(appset.format(env="prod", ns="web")),
+        "argocd/staging.yaml": textwrap.dedent(appset.format(env="staging", ns="web-staging")),
+        "apps/web/base/deploy.yaml": textwrap.dedent(deploy.format(name="web", digest="0" * 64)),
+        "apps/web/base/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "apps/web/overlays/prod/kustomization.yaml": (
+            "namespace: web\nresources: [../../base]\npatches:\n"
+            "- target: {kind: Deployment, name: web}\n"
+            "  patch: '[{op: add, path: /spec/replicas, value: 3}]'\n"),
+        "apps/web/overlays/staging/kustomization.yaml":
+            "namespace: web-staging\nresources: [../../base]\n"})
+    head = repo.commit({"apps/web/base/deploy.yaml": textwrap.dedent(
+        deploy.format(name="web-frontend", digest="0" * 64))})
+    _, found = review(repo, base, head, capsys)
+    assert sorted(f["message"] for f in found) == [
+        "Deployment web-staging/web is renamed to Deployment web-staging/web-frontend (a new "
+        "object; the old one goes), and the Application that Argo CD ApplicationSet "
+        "argocd/apps-staging generates (its template's syncPolicy.automated.prune: true) "
+        "prunes: it is deleted in the cluster",
+        "Deployment web/web is no longer in apps/web/base/deploy.yaml, and the Application "
+        "that Argo CD ApplicationSet argocd/apps-prod generates (its template's "
+        "syncPolicy.automated.prune: true) prunes: it is deleted in the cluster"]

@@ -1253,10 +1253,24 @@ def diff_items(base: Sequence[Item], head: Sequence[Item],
     by_content: dict[tuple[str, str, str], list[Item]] = {}
     for b in removed:
         by_content.setdefault(_content_key(b), []).append(b)
+    # a removed object of the same content in the added one's namespace first, then one of
+    # another (new-user trial sixty-three: a base shared by two overlays renamed, prod's copy
+    # patched apart, paired staging's old object with prod's new one: "chat-staging/
+    # open-webui is renamed to chat/chat-ui")
+    keys = [_content_key(h) for h in added]
+    paired: dict[int, Item] = {}
+    for h, key in zip(added, keys, strict=True):
+        same = by_content.get(key) or []
+        near = next((b for b in same if b.namespace == h.namespace), None)
+        if near is not None:
+            same.remove(near)
+            paired[id(h)] = near
     still_added: list[Item] = []
-    for h in added:
-        bucket = by_content.get(_content_key(h))
-        if bucket:
+    for h, key in zip(added, keys, strict=True):
+        bucket = by_content.get(key)
+        if id(h) in paired:
+            renamed.append((paired[id(h)], h))
+        elif bucket:
             renamed.append((bucket.pop(0), h))
         else:
             still_added.append(h)
