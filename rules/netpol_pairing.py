@@ -279,7 +279,9 @@ A last check asks that every selector select something.
   on each pod, so that entry admits nothing ("NetworkPolicy mon/logs: ingress rule 1 admits
   the port named metrics (TCP), which no pod it selects declares (Deployment logs names
   logs), so the rule admits nothing"). Judged where every pod the policy selects is a pod
-  spec of the repository whose build works (no chart's: its ports are not seen).
+  spec of the repository whose build works (no chart's: its ports are not seen). A review
+  places it, and the callers' `dependency-denied`, at the name a pod gives its port when
+  the pull request renamed it under the unchanged policy.
 
 Cilium policies are evaluated with the NetworkPolicies, at L3/L4, as docs.cilium.io documents
 them (Security > Network Policy), and combine with them as Cilium combines them:
@@ -1665,6 +1667,7 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
     conns = _conns_short(entry.conns)
     ports_apart = False  # a rule admits the flow's pods, on other ports only
     admits_apart: Rule | None = None  # the ingress rule that admits them on other ports
+    unresolved: str | None = None  # the fix, where the rule names a port they do not
     astray_policy: tuple[Policy, str] | None = None  # one that would admit them, selecting none
     if entry.egress:
         sides.append(f"no egress rule in {', '.join(src_ns)} allows it"
@@ -1776,17 +1779,27 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
     # listens on: a review places it there when the pull request moved that port under
     # unchanged policies (new-user trial thirty-four: vLLM's 8000 -> 8080, its error at the
     # caller's unchanged URL, not inline)
-    for d in denied if ports_apart else ():
-        listens = _listening(net.pods[d], entry.conns)
+    # (and where the ingress rule names a port the pods do not, at the name the pods give
+    # it: new-user trial sixty-three's `name: postgres` renamed under its policy)
+    for d in denied if ports_apart or unresolved else ():
+        listens = _listening(net.pods[d], entry.conns, named=bool(unresolved))
         if listens is not None:
             others.append(replace(found, obj=net.pods[d].obj, path=listens,
                                   key=f"{format_path(listens)} -> {found.key}"))
     return replace(found, others=tuple(others))
 
 
-def _listening(pod: PodTemplate, conns: Conns) -> Path | None:
+def _port_names(pod: PodTemplate, protocol: str) -> list[Path]:
+    """Where ``pod`` (a pod spec as written) names its container ports of ``protocol``."""
+    return [(*c.path, "ports", i, "name") for c in pod.main_containers
+            for i, port in enumerate(items(c.body.get("ports")))
+            if isinstance(port, dict) and isinstance(port.get("name"), str)
+            and str(port.get("protocol") or "TCP") == protocol]
+
+
+def _listening(pod: PodTemplate, conns: Conns, named: bool = False) -> Path | None:
     """Where ``pod`` (a pod spec as written) declares the container port ``conns`` reach,
-    if one does."""
+    if one does (``named``: at that port's name, when it has one)."""
     if pod.origin is not None:
         return None
     wanted = {(protocol, port) for item in _port_items(conns) or ()
@@ -1795,7 +1808,9 @@ def _listening(pod: PodTemplate, conns: Conns) -> Path | None:
         for i, port in enumerate(items(container.body.get("ports"))):
             if isinstance(port, dict) and (port.get("protocol") or "TCP",
                                            port.get("containerPort")) in wanted:
-                return (*container.path, "ports", i, "containerPort")
+                return (*container.path, "ports", i,
+                        "name" if named and isinstance(port.get("name"), str) else
+                        "containerPort")
     return None
 
 
@@ -2663,7 +2678,7 @@ def _ports_undeclared(net: Network, view: Model) -> Iterator[Violation]:
             for port in missing:
                 nothing = ("so the rule admits nothing" if len(missing) == len(ports) else
                            "so that entry admits nothing")
-                yield Violation(
+                found = Violation(
                     policy.obj, port.path + ("port",),
                     f"{policy.described}: ingress rule {rule.index + 1} admits the port named "
                     f"{port.port} ({port.protocol}), which no pod it selects declares "
@@ -2672,6 +2687,15 @@ def _ports_undeclared(net: Network, view: Model) -> Iterator[Violation]:
                     fix=(f"Admit a port the pods name ({_port_named(str(port.port), names)}), "
                          f"or name a container port {port.port}." if names else
                          f"Name a container port {port.port} in the pods the policy selects."))
+                # the same finding at the names the pods give their ports of that protocol,
+                # where a review places it when the pull request renamed one under the
+                # unchanged policy (new-user trial sixty-three: `name: tcp-postgresql`)
+                places = [(pod, at) for pod in subjects[:3] if pod.origin is None
+                          for at in _port_names(pod, port.protocol)]
+                yield replace(found, others=tuple(
+                    replace(found, obj=pod.obj, path=at,
+                            key=f"{format_path(at)} -> {format_path(found.path)}")
+                    for pod, at in places))
 
 
 # Labels Kubernetes' controllers add to the pods they make (Job: job-name and controller-uid,

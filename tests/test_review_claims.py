@@ -1732,3 +1732,59 @@ def test_a_call_in_the_values_of_a_chart_of_the_tree_to_a_port_gone_is_said(
     told = [f for f in json.loads(out)["findings"] if "no port 8000" in f["message"]]
     assert ("charts/chat-api/values.yaml", 2) in [
         (p["file"], p["line"]) for f in told for p in (f, *f["also"])]
+
+
+def test_a_port_renamed_under_its_policy_is_commented_at_the_rename(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial sixty-three: postgres' container port renamed `postgres` ->
+    `tcp-postgresql` (its Service's targetPort with it), the NetworkPolicy still admitting
+    `port: postgres`. The caller's error sat at its unchanged URL, the policy's warning at
+    its unchanged port: no inline comment at all. Both are commented at the rename."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    digest = "@sha256:" + "0" * 63 + "1"
+    db = f"""apiVersion: v1
+kind: Service
+metadata: {{name: postgres, namespace: data}}
+spec:
+  selector: {{app: postgres}}
+  ports: [{{name: postgres, port: 5432, targetPort: postgres}}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {{name: postgres, namespace: data}}
+spec:
+  serviceName: postgres
+  selector: {{matchLabels: {{app: postgres}}}}
+  template:
+    metadata: {{labels: {{app: postgres}}}}
+    spec:
+      containers:
+        - name: pg
+          image: "postgres:16.4{digest}"
+          ports:
+            - {{name: postgres, containerPort: 5432}}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {{name: pg-ingress, namespace: data}}
+spec:
+  podSelector: {{matchLabels: {{app: postgres}}}}
+  policyTypes: [Ingress]
+  ingress:
+    - from: [{{namespaceSelector: {{matchLabels: {{kubernetes.io/metadata.name: web}}}}}}]
+      ports: [{{port: postgres}}]
+"""
+    web = deployment("web", "web", "{app: web}").replace(
+        "image: x", 'image: x\n        env: [{name: DATABASE_URL, value: '
+        '"postgres://u@postgres.data.svc.cluster.local:5432/web"}]')
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"db.yaml": db, "web.yaml": web})
+    head = repo.commit({"db.yaml": db.replace("name: postgres, port: 5432, targetPort: postgres",
+                                              "name: tcp-postgresql, port: 5432, "
+                                              "targetPort: tcp-postgresql").replace(
+        "- {name: postgres, containerPort: 5432}", "- {name: tcp-postgresql, containerPort: 5432}")})
+    _, out, err = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing")
+    assert sorted((f["file"], f["line"], f["severity"]) for f in json.loads(out)["findings"]) == [
+        ("db.yaml", 21, "error"), ("db.yaml", 21, "warning")]
+    assert "\ndb.yaml:21\n" in err.split("inline comment(s)", 1)[1]
