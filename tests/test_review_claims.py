@@ -1783,7 +1783,8 @@ spec:
     head = repo.commit({"db.yaml": db.replace("name: postgres, port: 5432, targetPort: postgres",
                                               "name: tcp-postgresql, port: 5432, "
                                               "targetPort: tcp-postgresql").replace(
-        "- {name: postgres, containerPort: 5432}", "- {name: tcp-postgresql, containerPort: 5432}")})
+        "- {name: postgres, containerPort: 5432}",
+        "- {name: tcp-postgresql, containerPort: 5432}")})
     _, out, err = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing")
     assert sorted((f["file"], f["line"], f["severity"]) for f in json.loads(out)["findings"]) == [
         ("db.yaml", 21, "error"), ("db.yaml", 21, "warning")]
