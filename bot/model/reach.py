@@ -343,6 +343,20 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     # Application a script applies is certain, and one build is walked once)
     candidates = sorted(candidates, key=lambda c: (c[0].file.path in anywhere, _unscripted(
         graph, c[0].file.path, candidates) is not None))
+    included: set[str] = set()  # Applications of bases: applied as the builds holding them
+    held: dict[str, list[str]] = {}
+
+    def held_by() -> dict[str, list[str]]:
+        """file -> the topmost kustomization folders whose build reads it (holds its
+        objects, or deletes them with a patch)."""
+        if not held:
+            for folder in graph.roots:
+                if not graph.by_dir[folder].is_component:
+                    for file in graph.build(folder).files:
+                        held.setdefault(file, []).append(folder)
+            held.setdefault("", [])  # (made)
+        return held
+
     for doc, value in candidates:  # what no other root applies: by hand
         if doc.file.path in walker.reach.files:
             continue  # a walk applies its file: the Application is walked from there
@@ -363,6 +377,12 @@ def find_reach(graph: Graph, documents: Sequence[Document],
             # of its folder's Applications; its operations/ comments keycloak-config out)
         if rendering.get(doc.file.path) == []:
             continue  # chart values only an unincluded Component renders: applied by none
+        if (tops := held_by().get(doc.file.path)) and posixpath.dirname(
+                doc.file.path) not in tops:
+            included.add(doc.file.path)  # in a base other kustomizations include: applied
+            continue  # as they build it, not as written (redhat-appstudio/infra-deployments'
+            # ApplicationSets of argo-cd-apps/base, each overlay patching their values or
+            # deleting them: judge round CN, once their clusters generators were evaluated)
         trial = trial_folder(doc.file.path)
         twin = _declared_twin(walker.looked, doc, value, declared)
         unscripted = _unscripted(graph, doc.file.path, candidates)
@@ -405,7 +425,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     # so are the topmost kustomizations whose build holds such an Application as written
     # (``kubectl apply -k .`` of a bootstrap listing apps/web and argocd/web-app.yaml applies
     # both: apps/web was "not applied by any cluster root")
-    for folder in _applying(graph, frozenset(by_hand)):
+    for folder in _applying(graph, frozenset(by_hand) | included):
         file = graph.by_dir[folder].file
         walker.reach.roots.append(Root("in-cluster", APPLYING_BY_HAND, file, folder))
         trial = trial_folder(file)  # (redhat-na-ssa/demo-ai-gitops-catalog's demos/)
