@@ -329,6 +329,23 @@ def test_a_duplicate_is_reported_once_at_the_innermost_kustomization(tmp_path: P
     ]
 
 
+def test_a_custom_cluster_kind_in_two_namespaces_is_two_ids_to_kustomize(
+        tmp_path: Path) -> None:
+    # judge round DG (Bold-origins' staging): a ClusterIssuer in the base, which sets
+    # `namespace: cert-manager`, and the same one again beside it. kustomize takes a kind it
+    # does not know for namespaced (kyaml's list): the two ids differ and kubectl kustomize
+    # builds both; a ClusterRole is cluster-scoped to it, and the same two are refused
+    issuer = "apiVersion: cert-manager.io/v1\nkind: ClusterIssuer\nmetadata: {name: le}\n"
+    role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\n"
+    write(tmp_path, {
+        "kustomization.yaml": "resources: [base, issuer.yaml, role.yaml]\n",
+        "base/kustomization.yaml": "namespace: cert-manager\nresources: [issuer.yaml, role.yaml]\n",
+        "base/issuer.yaml": issuer, "issuer.yaml": issuer,
+        "base/role.yaml": role, "role.yaml": role,
+    })
+    assert [f for f, _, _, _ in found(lint(tmp_path))] == ["role.yaml"]
+
+
 def test_two_versions_of_one_kind_are_two_ids_to_kustomize(tmp_path: Path) -> None:
     # open-telemetry/opentelemetry-operator's config/samples: kubectl kustomize builds a
     # v1alpha1 and a v1beta1 OpenTelemetryCollector otel side by side (kustomize's ResId
