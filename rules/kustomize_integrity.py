@@ -370,6 +370,7 @@ from reviewbot.model.objects import (
     applier_names,
     appliers,
     controlled,
+    failing_build,
     generated_applying,
     idle_images,
     idle_patches,
@@ -2175,6 +2176,10 @@ def _dependencies(model: Model) -> Iterator[Violation]:
         hint, unapplied = _dependency_hint(model, held, lacking, wanted,
                                            (obj.kind, obj.namespace or "", obj.name))
         part = in_part(model) and not unapplied
+        # (every cluster that lacks it builds the dependent not at all: there it waits for
+        # nothing, the other clusters have what it names; judge round DG)
+        failing = [failing_build(model, obj, c) for c in lacking] if model.cluster_entries and (
+            len(clusters) > len(lacking)) and id(obj) not in model.unbuilt else []
         yield Violation(
             obj, ("spec", "dependsOn", i, "name"),
             f"{obj.kind} {obj.namespace}/{obj.name} depends on {obj.kind} "
@@ -2187,6 +2192,7 @@ def _dependencies(model: Model) -> Iterator[Violation]:
             kind="dependency", doubt=None if unapplied else (
                 (unseen and flux_unseen_in(model, lacking)) or _without_flux(model, lacking)
                 or _part_doubt(model)),
+            unbuilt=failing[0] if failing and all(failing) else None,
             fix=_elsewhere(part, f"Name a {obj.kind} the cluster has" + (
                 f" (the entry's namespace defaults to {obj.namespace})" if namespace == (
                     obj.namespace) and not _entry_namespace(obj, i) else "")

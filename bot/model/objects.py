@@ -2347,10 +2347,18 @@ def _refused_makers(model: Model, obj: KObject, judged: Model, cluster: str | No
     (else None): :func:`refused_build`, :func:`failing_build`."""
     found = makers(model, obj)
     if cluster is not None:  # (an ApplicationSet's: of the clusters its Applications deploy
-        found = [m for m in found if m.applier is not None and (  # to, not its own)
-            cluster in model.clusters.get(id(m.applier), ()) if m.applier.kind !=
-            "ApplicationSet" else any(cluster in generated_clusters(model, m.applier, p)
-                                      for p, _ in generated_holding(model, m.applier, obj)))]
+        # to, not its own; a root's: of the cluster it roots, which its own build, failing,
+        # may not hold: judge round DG's self-applying root of a refused entry)
+        reach = model.derived.get("reach")
+        roots = [r for r in getattr(reach, "roots", ()) if r.cluster == cluster]
+        rooting = {r.file for r in roots}
+        folders = {r.path.strip().removeprefix("./").strip("/") for r in roots}
+        found = [m for m in found if m.folder in folders if m.applier is None] + [
+            m for m in found if m.applier is not None and (
+                cluster in model.clusters.get(id(m.applier), ()) or m.applier.file in rooting
+                if m.applier.kind != "ApplicationSet"
+                else any(cluster in generated_clusters(model, m.applier, p)
+                         for p, _ in generated_holding(model, m.applier, obj)))]
     refusals = [_generated_refusal(model, judged, m.applier, obj, cluster)
                 if m.applier is not None and m.applier.kind == "ApplicationSet"
                 else _refusal(judged, m, judged is model, model) for m in found]
