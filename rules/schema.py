@@ -18,6 +18,8 @@ are errors, as `kubectl apply` reports them since Kubernetes 1.27) against:
   one CRD version with different schemas (a stale bundle beside the current one) are a
   warning naming both files (`crd-conflict`); objects are validated against the copy a
   kustomization applies, and when none does, an object valid against either copy passes;
+  judged against a CRD applied to other clusters than the object's only, a problem is a
+  warning that says which CRD its cluster runs is not seen;
 - the schemas reviewbot ships for KServe InferenceService, Flux HelmRelease, Kustomization,
   GitRepository and OCIRepository, and Argo CD Application.
 
@@ -237,9 +239,10 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
     lenient = _has_flux_var if opts.get("flux-substitutions", True) else None
     binary = find_kubeconform(str(opts.get("kubeconform") or "auto"))
     by_version = _by_version(model)
-    crd_of: dict[tuple[str, str, str], KObject] = {}  # the copy validated against, as _crds
+    # the copies of each CRD version, the one validated against first (as _crds)
+    crd_of: dict[tuple[str, str, str], list[KObject]] = {}
     for crd, schema in crds:
-        crd_of.setdefault((schema.group, schema.version, schema.kind), crd)
+        crd_of.setdefault((schema.group, schema.version, schema.kind), []).append(crd)
     stats = _Stats(", ".join(by_version), "kubeconform" if binary else "in-process")
     patches = not_api_files(model)
     reported = False
@@ -1028,16 +1031,30 @@ def _schema_version(requested: str) -> str:
 Conflict = tuple[Violation, tuple[str, str, str], list[CrdSchema]]
 
 
-def _crd_doubt(model: Model, crd_of: Mapping[tuple[str, str, str], KObject],
+def _crd_doubt(model: Model, crd_of: Mapping[tuple[str, str, str], list[KObject]],
                obj: KObject) -> str | None:
     """What an object judged against the tree's copy of its CRD could not see when that copy
-    is itself not certain to reach a cluster as written (``Model.doubts``: a CRD in an
-    install bundle Terraform applies): which version of the CRD the object's cluster runs.
-    None for a built-in kind, or a copy as certain as the object."""
+    reaches none of the object's clusters (the copies of the CRD are all applied to other
+    clusters: a stub beside one cluster, the chart's in another), or is itself not certain
+    to reach a cluster as written (``Model.doubts``: a CRD in an install bundle Terraform
+    applies): which version of the CRD the object's cluster runs. None for a built-in kind,
+    or a copy as certain as the object."""
     group, version = split_api_version(obj.api_version)
-    crd = crd_of.get((group, version, obj.kind))
-    doubt = model.doubts.get(id(crd)) if crd is not None else None
-    if crd is None or doubt is None:
+    copies = crd_of.get((group, version, obj.kind)) or []
+    if not copies:
+        return None
+    crd = copies[0]
+    mine = model.clusters.get(id(obj))
+    theirs = frozenset().union(*(model.clusters.get(id(c)) or () for c in copies))
+    if mine and all(model.clusters.get(id(c)) for c in copies) and not theirs & mine:
+        # (judge round DG: a stub CRD of another cluster judged Gatekeeper's
+        # ConstraintTemplates, whose cluster installs the chart's)
+        return (f"which {crd.name} CRD {' and '.join(f'cluster {c}' for c in sorted(mine))} "
+                f"runs{'' if len(mine) == 1 else ' each'}: the copy it is judged against "
+                f"({crd.file}) is applied to "
+                f"{' and '.join(f'cluster {c}' for c in sorted(theirs))} only")
+    doubt = model.doubts.get(id(crd))
+    if doubt is None:
         return None
     return (f"which {crd.name} CRD the cluster runs; the copy it is judged against "
             f"({crd.file}) is itself uncertain: {doubt}")

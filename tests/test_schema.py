@@ -1358,6 +1358,72 @@ spec: {ignoreTags: [latest]}
          "group reviewbot does not read.")]
 
 
+def test_a_crd_of_another_cluster_is_not_the_certain_schema(tmp_path: Path) -> None:
+    """Judge round DG (Bold-origins/gitops-infrastructure): a hand-written stub of
+    Gatekeeper's ConstraintTemplate CRD in the lab cluster's folder validated the prod
+    cluster's ConstraintTemplates, whose cluster installs Gatekeeper's chart (its CRD has
+    `validation`): three errors "unknown field". A CRD judges the objects of the clusters it
+    reaches; of another cluster's, which CRD the cluster runs is not seen."""
+    sync = """
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata: {name: flux-system, namespace: flux-system}
+spec: {interval: 1h, url: https://example.com/r.git}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: flux-system, namespace: flux-system}
+spec: {interval: 1h, path: ./clusters/%s, prune: true,
+       sourceRef: {kind: GitRepository, name: flux-system}}
+"""
+    crd = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: constrainttemplates.templates.gatekeeper.sh}
+spec:
+  group: templates.gatekeeper.sh
+  names: {kind: ConstraintTemplate, plural: constrainttemplates}
+  scope: Cluster
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {crd: {type: object}}}
+"""
+    template = """
+apiVersion: templates.gatekeeper.sh/v1
+kind: ConstraintTemplate
+metadata: {name: k8srequiredlabels}
+spec:
+  crd: {spec: {names: {kind: K8sRequiredLabels}}}
+  targets: [{target: admission.k8s.gatekeeper.sh, rego: "package x"}]
+"""
+    write(tmp_path, {
+        "clusters/lab/flux-system/gotk-sync.yaml": sync % "lab",
+        "clusters/lab/kustomization.yaml": "resources: [flux-system/gotk-sync.yaml, crd.yaml]\n",
+        "clusters/lab/crd.yaml": crd,
+        "clusters/prod/flux-system/gotk-sync.yaml": sync % "prod",
+        "clusters/prod/kustomization.yaml":
+            "resources: [flux-system/gotk-sync.yaml, template.yaml]\n",
+        "clusters/prod/template.yaml": template,
+    })
+    result = lint_dir(tmp_path, only=["schema"])
+    assert [(f.severity, f.message) for f in result.findings] == [
+        ("warning", "spec.targets: unknown field 'targets'. Not certain: reviewbot could not "
+         "see which constrainttemplates.templates.gatekeeper.sh CRD cluster clusters/prod "
+         "runs: the copy it is judged against (clusters/lab/crd.yaml) is applied to cluster "
+         "clusters/lab only.")]
+    # the same CRD in prod's own folder judges it: an error
+    write(tmp_path, {"clusters/prod/kustomization.yaml":
+                     "resources: [flux-system/gotk-sync.yaml, template.yaml, crd.yaml]\n",
+                     "clusters/prod/crd.yaml": crd})
+    assert [f.severity for f in lint_dir(tmp_path, only=["schema"]).findings] == ["error"]
+
+
 def test_an_annotation_a_json6902_patch_writes_as_a_scalar_is_text_in_the_build(
         tmp_path: Path) -> None:
     """Judge round BY: a JSON 6902 `add` of an nginx annotation with `value: true` was a
