@@ -185,8 +185,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
   ConfigMap or Secret its own namespace has (`substitution`): kustomize-controller reads it
   there, and without it fails the build and applies nothing; judged where the repository
   declares one of that name in another namespace only (a kustomization's `namespace:` that
-  moved the Kustomization out of flux-system), and none a reflector or replicator copies.
-  What only such a Kustomization applies is not applied: its findings are warnings that
+  moved the Kustomization out of flux-system), and none a reflector or replicator copies;
+  or, of a ConfigMap, where its namespace has one in other clusters' builds only and no
+  script of the repository names it (each cluster's settings, one renamed: the other
+  cluster's is never read). What only such a Kustomization applies is not applied: its findings are warnings that
   say so;
 - `unset-variable` (warning, at the field): a `${VAR}` without a default an applied object
   writes, which no `substitute` value and no `substituteFrom` source of the Flux
@@ -2320,6 +2322,21 @@ def _substitutions(model: Model) -> Iterator[Violation]:
         at: tuple[str | int, ...] = ("spec", "postBuild", "substituteFrom", read.index, "name")
         if obj.written(at)[0].file.path != obj.file:
             at = ("metadata", "name")  # (a parent's patch wrote it: the Kustomization's own)
+        if read.lacking:  # (its namespace has one in other clusters only)
+            which = " and ".join(f"cluster {c}" for c in read.lacking)
+            yield Violation(
+                obj, at,
+                f"Flux Kustomization {obj.namespace}/{obj.name} takes postBuild values from "
+                f"{read.kind} {read.name} in its own namespace, {obj.namespace}, which "
+                f"{which} {'does' if len(read.lacking) == 1 else 'do'} not have (only "
+                f"{where} {'has' if len(read.elsewhere) == 1 else 'have'} it): "
+                "kustomize-controller reads its own cluster's, fails the build and applies "
+                "nothing of it",
+                kind="substitution",
+                fix=(f"Declare {read.kind} {read.name} in {obj.namespace} of {which}, or name "
+                     "one it has, or mark the entry optional."),
+            )
+            continue
         yield Violation(
             obj, at,
             f"Flux Kustomization {obj.namespace}/{obj.name} takes postBuild values from "

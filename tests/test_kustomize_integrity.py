@@ -3546,3 +3546,55 @@ def test_a_dependency_unmet_only_where_the_dependent_is_not_built_is_not_applied
     (found,) = [f for f in result.findings if f.kind == "dependency"]
     assert (found.severity, found.file, found.line) == ("warning", "apps-ks.yaml", 4)
     assert "Not applied: the build of the repository's root folder fails" in found.message
+
+
+def test_a_substitution_source_only_another_cluster_has_fails_the_kustomization(
+        tmp_path: Path) -> None:
+    """New-user trial sixty-four: staging and production each declare flux-system/
+    cluster-settings beside their `apps` Kustomization; production's renamed
+    `cluster-config`, its `apps` still reads `cluster-settings`. kustomize-controller reads
+    its own cluster's: the build fails. reviewbot substituted production's build from
+    staging's ConfigMap and said nothing."""
+    from .helpers import lint_dir, write
+
+    sync = ("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {interval: 1m, url: https://example.com/platform}\n---\n"
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {interval: 10m, path: ./clusters/%s, prune: true, "
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n")
+    apps = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: apps, namespace: flux-system}\n"
+            "spec:\n  interval: 10m\n  path: ./apps\n  prune: true\n"
+            "  sourceRef: {kind: GitRepository, name: flux-system}\n"
+            "  postBuild:\n    substituteFrom:\n"
+            "      - {kind: ConfigMap, name: cluster-settings}\n")
+    settings = ("apiVersion: v1\nkind: ConfigMap\n"
+                "metadata: {name: %s, namespace: flux-system}\ndata: {cluster_env: %s}\n")
+    files = {"apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                             "metadata: {name: env, namespace: default}\n"
+                             "data: {env: '${cluster_env}'}\n"}
+    for env in ("staging", "production"):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = sync % env
+        files[f"clusters/{env}/apps.yaml"] = apps
+        files[f"clusters/{env}/settings.yaml"] = settings % (
+            "cluster-config" if env == "production" else "cluster-settings", env)
+    write(tmp_path, files)
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(f.severity, f.file, f.line, f.message) for f in result.findings
+            if f.kind == "substitution"] == [
+        ("error", "clusters/production/apps.yaml", 11,
+         "Flux Kustomization flux-system/apps takes postBuild values from ConfigMap "
+         "cluster-settings in its own namespace, flux-system, which cluster clusters/production "
+         "does not have (only cluster clusters/staging has it): kustomize-controller reads its "
+         "own cluster's, fails the build and applies nothing of it")]
+    # and what production's build makes is not substituted from staging's settings
+    env = next(o for o in result.model.objects if o.name == "env"
+               and "clusters/production" in result.model.clusters.get(id(o), ()))
+    assert env.body["data"]["env"] != "staging"
+    # a bootstrap script that creates it in each cluster: not judged
+    write(tmp_path, {"bootstrap.sh": "kubectl create configmap cluster-settings "
+                                     "-n flux-system --from-env-file=$1\n"})
+    assert [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+            if f.kind == "substitution"] == []

@@ -268,6 +268,9 @@ class Unread:
     kind: str
     name: str
     elsewhere: tuple[str, ...]
+    # the clusters of the dependent that lack it, where its own namespace has one in other
+    # clusters only (``elsewhere`` then names those clusters)
+    lacking: tuple[str, ...] = ()
 
 
 # annotations of the tools that copy a ConfigMap or Secret into other namespaces (emberstack
@@ -308,10 +311,46 @@ def _unread_substitutions(model: Model) -> list[Unread]:
                     not name or "${" in name):
                 continue
             held = declared.get((kind, name), {})
+            if namespace in held and kind == "ConfigMap" and not held[namespace] and (
+                    lacking := _lacking_config(model, k, name, namespace)):
+                out.append(Unread(k, index, kind, name, lacking[1], lacking[0]))
+                continue
             if namespace in held or not held or any(held.values()):
                 continue
             out.append(Unread(k, index, kind, name, tuple(sorted(held))))
     return out
+
+
+def _lacking_config(model: Model, k: KObject, name: str, namespace: str
+                    ) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(the clusters of Flux Kustomization ``k`` whose builds make no ConfigMap ``name`` in
+    ``namespace``, the other clusters whose builds make one, as "cluster X"), where every
+    copy of it the tree holds is some cluster's and no script of the repository names it
+    (one a bootstrap creates with kubectl): kustomize-controller reads the source of its own
+    cluster, not another's (new-user trial sixty-four: production's `cluster-settings`
+    renamed, its apps substituted from staging's). None otherwise."""
+    mine = model.clusters.get(id(k))
+    if not model.cluster_entries or not mine:
+        return None
+    have: set[str] = set()
+    for obj in model.objects:
+        if obj.kind == "ConfigMap" and obj.group == "" and obj.name == name and (
+                obj.namespace or "") == namespace:
+            clusters = model.clusters.get(id(obj))
+            if not clusters:
+                return None  # (applied apart: which cluster gets it is not seen)
+            have |= clusters
+    lacking = tuple(sorted(c for c in mine if c not in have))
+    if not lacking or not have - set(lacking):
+        return None
+    tree = model.tree
+    needle = name.encode()
+    scripts: list[bytes] = [*(r.data for r in (tree.texts if tree is not None else ())), *(
+        lf.data for path, lf in model.files.items() if "askfile" in path or "workflows/" in path)]
+    if any(needle in data and b"onfig" in data for data in scripts):
+        return None  # (a script, a Taskfile or a CI step may create it: `kubectl create
+        # configmap NAME`)
+    return lacking, tuple(f"cluster {c}" for c in sorted(have - set(lacking)))
 
 
 # what a finding of an absence says when the linted files are part of a repository
@@ -358,4 +397,6 @@ def waiting(model: Model) -> Iterator[tuple[KObject, str]]:
         said.add(id(obj))
         yield obj, (f"Flux Kustomization {obj.namespace}/{obj.name} cannot read {read.kind} "
                     f"{obj.namespace}/{read.name}, which its postBuild.substituteFrom needs "
-                    f"(the repository declares it in {', '.join(read.elsewhere)})")
+                    + (f"(only {' and '.join(read.elsewhere)} "
+                       f"{'has' if len(read.elsewhere) == 1 else 'have'} it)" if read.lacking
+                       else f"(the repository declares it in {', '.join(read.elsewhere)})"))

@@ -315,6 +315,9 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         steps = list(walker.chart_roots())  # (a chart installed by hand, its templates the
         if not steps:  # Flux Kustomizations of the cluster: lynh7/home-cluster)
             return None
+    if len({s.cluster for s in steps}) > 1:  # (each cluster's own settings, known before
+        for step in steps:  # any is walked: a source only another cluster makes is none of
+            walker.prime(step)  # this one's; new-user trial sixty-four)
     for step in steps:
         walker.walk(step)
     by_hand: list[str] = []  # files of Applications applied by hand, each one a root
@@ -1443,6 +1446,19 @@ class _Walker:
                 return True
         return False
 
+    def prime(self, step: _Step) -> None:
+        """Record the ConfigMaps and Secrets a root's own build makes as its cluster's (what
+        :meth:`walk` records as it builds), before any cluster is walked."""
+        build = (self.graph.flux_build(step.file, step.spec) if step.folder is None
+                 else self.graph.folder_build(step.folder, step.spec, step.file))
+        if build is None:
+            return
+        mine = self.cluster_config.setdefault(step.cluster, {})
+        for r in build.resources:
+            made = _config_key(r.body)
+            if made is not None:
+                mine.setdefault(made, r.body)
+
     def _config(self, cluster: str, kind: str, namespace: str,
                 name: str) -> Mapping[str, str] | None:
         """A ConfigMap's or Secret's data for a postBuild: the one this cluster's builds
@@ -1453,8 +1469,11 @@ class _Walker:
         for ns in (namespace, ""):
             key = (kind, ns, name)
             found = self.cluster_config.get(cluster, {}).get(key)
-            if found is None:
-                written = self.config.get(key, [])
+            if found is None:  # (not a copy another cluster's builds make: that cluster's,
+                # new-user trial sixty-four's production settings renamed, staging's read)
+                made = [c[key] for other, c in self.cluster_config.items()
+                        if other != cluster and key in c]
+                written = [w for w in self.config.get(key, []) if w not in made]
                 if len(written) == 1 or (written and all(w == written[0] for w in written)):
                     found = written[0]
             if found is not None:
