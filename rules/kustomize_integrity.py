@@ -188,8 +188,8 @@ reviewbot checks every `kustomization.yaml` in the tree:
   moved the Kustomization out of flux-system), and none a reflector or replicator copies;
   or, of a ConfigMap, where its namespace has one in other clusters' builds only and no
   script of the repository names it (each cluster's settings, one renamed: the other
-  cluster's is never read). What only such a Kustomization applies is not applied: its findings are warnings that
-  say so;
+  cluster's is never read). What only such a Kustomization applies is not applied: its
+  findings are warnings that say so;
 - `unset-variable` (warning, at the field): a `${VAR}` without a default an applied object
   writes, which no `substitute` value and no `substituteFrom` source of the Flux
   Kustomization applying it sets: Flux's post-build substitution writes it as the empty
