@@ -186,7 +186,9 @@ verdicts), never in `lint`, which sees one tree.
   downtime"); where the new pod's startup probe (else its liveness probe) gives up before that
   boot ends, it says the new pod never gets ready and the downtime lasts until the probe is
   fixed, and where no node the inventory has that the pod may run on has the GPUs it requests,
-  that the new pod is never scheduled (the fix is then the probe's or the request's). Otherwise
+  or no node of the inventory carries a label its `nodeSelector` names (`nvidia.com/gpu.product:
+  NVIDIA-L4` where the nodes are A10Gs), that the new pod is never scheduled (the fix is then
+  the probe's, the request's or the selector's). Otherwise
   the fix says a model server's (vLLM, SGLang) restart is a weights reload, and of any other
   GPU pod (a media server on an iGPU share) that no second pod serves meanwhile.
 - `stuck-rollout` (error): a change to the pod template of a pod that requests GPUs and

@@ -1659,6 +1659,31 @@ def test_a_gpu_restart_with_recreate_names_the_measured_downtime(
         "gpu-parallelism's finding says: as it is, coder stays down.")
 
 
+def test_a_gpu_restart_onto_a_label_no_node_carries_is_never_scheduled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial sixty-four: a Recreate vLLM moved to `nvidia.com/gpu.product:
+    NVIDIA-L4`, the inventory's one GPU node an A10G: "at least its measured boot, 600 s, of
+    downtime", and a fix to merge when it may be down that long. The new pod stays Pending."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({".reviewbot.yaml": ONE_GPU_NODE.replace(
+        "{kubernetes.io/hostname: worker-1}",
+        "{kubernetes.io/hostname: worker-1, nvidia.com/gpu.product: NVIDIA-A10G}")})
+    selected = GPU.format(strategy="Recreate", image=IMAGE, tp=1).replace(
+        "          containers:", "          nodeSelector: {nvidia.com/gpu.product: %s}\n"
+        "          containers:")
+    base = repo.commit({"gpu.yaml": selected % "NVIDIA-A10G"})
+    head = repo.commit({"gpu.yaml": selected % "NVIDIA-L4"})
+    found = review(repo, base, head, capsys)[1]
+    assert (found[0]["message"].split("so it ")[1], found[0]["fix"]) == (
+        "restarts coder, and the new pod is never scheduled: no node of the inventory has "
+        "nvidia.com/gpu.product=NVIDIA-L4 (worker-1 has NVIDIA-A10G), so, unless a node the "
+        "inventory does not list carries it, the downtime lasts until the nodeSelector matches "
+        "a node",
+        "Select labels a node carries before merging (or add the node first): as it is, coder "
+        "stays down.")
+
+
 def test_a_media_server_restart_on_an_intel_igpu_is_no_weights_reload(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -78,6 +78,27 @@ def _never_scheduled(pod: PodTemplate, gpus: dict[str, Fraction], model: Model) 
     return f"no node it may run on has {number(wanted)} {resource} ({node.name} has {number(have)})"
 
 
+def _unselected(pod: PodTemplate, model: Model) -> str | None:
+    """Why ``pod``'s new pod is never scheduled where its ``nodeSelector`` names a label no
+    node of the inventory carries ("no node of the inventory has nvidia.com/gpu.product=
+    NVIDIA-L4 (gpu-1 has NVIDIA-A10G)"), or None (no inventory, or some node carries them
+    all). New-user trial sixty-four: a vLLM moved to a GPU no node has read "at least 600 s
+    of downtime"; its pod stays Pending."""
+    nodes = model.inventory.nodes
+    selector = pod.spec.get("nodeSelector")
+    if not nodes or not isinstance(selector, dict) or not selector:
+        return None
+    wanted = {str(k): "" if v is None else str(v) for k, v in selector.items()}
+    if any(all(n.labels.get(k) == v for k, v in wanted.items()) for n in nodes):
+        return None
+    key, value = next((k, v) for k, v in wanted.items()
+                      if not any(n.labels.get(k) == v for n in nodes))
+    have = sorted({(n.name, n.labels[key]) for n in nodes if key in n.labels})
+    return (f"no node of the inventory has {key}={value or '(empty)'}"
+            + (f" ({', '.join(f'{n} has {v}' for n, v in have[:3])})" if have else
+               f" (none has {key})"))
+
+
 @dataclass(frozen=True)
 class Rollouts:
     """The head's GPU rollouts that cannot finish: gpu-rollout's ``surge`` findings (one
@@ -125,10 +146,16 @@ def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[Pod
         boot = parse_seconds(raw) if raw is not None else None
         killed = _killed_booting(pod, boot) if boot is not None else None
         unplaced = _never_scheduled(pod, gpus, head)
-        short = _engine_short(pod, head, patterns) if unplaced is None else None
+        unselected = _unselected(pod, head) if unplaced is None else None
+        short = _engine_short(pod, head, patterns) if (
+            unplaced is None and unselected is None) else None
         if unplaced is not None:
             tail = (f"restarts {pod.name}, and the new pod is never scheduled: {unplaced}, so "
                     "the downtime lasts until the request fits a node")
+        elif unselected is not None:
+            tail = (f"restarts {pod.name}, and the new pod is never scheduled: {unselected}, "
+                    "so, unless a node the inventory does not list carries it, the downtime "
+                    "lasts until the nodeSelector matches a node")
         elif short is not None:
             tail = (f"restarts {pod.name}, and the new pod never gets ready: its engine starts "
                     f"{short[0]} GPU workers on {number(short[1])} {short[2]}, which fails or "
@@ -159,6 +186,9 @@ def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[Pod
         if unplaced is not None:  # (the outage has no end: the fix is the request's)
             fix = (f"Request what a node {pod.name} may run on has before merging: as it is, "
                    f"{pod.name} stays down.")
+        elif unselected is not None:
+            fix = (f"Select labels a node carries before merging (or add the node first): as "
+                   f"it is, {pod.name} stays down.")
         elif short is not None:
             fix = ("Make tensor x pipeline parallel size match the GPUs before merging, as "
                    f"gpu-parallelism's finding says: as it is, {pod.name} stays down.")
