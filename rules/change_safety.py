@@ -157,8 +157,9 @@ verdicts), never in `lint`, which sees one tree.
   change turns from a ConfigMap or Secret it removes into a name nothing of the head makes
   (a `configMapGenerator` removed: the reference stays as written) is `deleted-in-use` at
   the reference; so is a Flux HelmRelease's `valuesFrom` the change leaves so (a generator
-  renamed): helm-controller cannot compose the release's values ("could not find
-  ConfigMap") and neither installs nor upgrades it.
+  renamed), or leaves naming one the change removes or renames (the release untouched):
+  helm-controller cannot compose the release's values ("could not find ConfigMap") and
+  neither installs nor upgrades it.
 - `orphaned` (warning): the same removal where the applier does not prune (or is deleted
   without pruning: a Flux Kustomization without `spec.prune: true`, an Argo CD Application
   without the resources finalizer): the object stays in the cluster and keeps running, and

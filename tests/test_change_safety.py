@@ -2850,6 +2850,48 @@ spec:
         "cluster receives makes: the change removes ConfigMap cache/redis-values-")
 
 
+def test_a_helm_release_left_on_a_renamed_unhashed_generator_is_in_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial sixty-four: the same rename with the generator's hash suffix disabled
+    (as Flux's documentation advises for valuesFrom) and no nameReference: the HelmRelease is
+    not changed at all, and reads a name the change takes away. It was "no new findings"."""
+    release = """apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: redis}
+spec:
+  interval: 30m
+  chart:
+    spec: {chart: redis, version: "20.11.4", sourceRef: {kind: HelmRepository, name: bitnami}}
+  valuesFrom:
+  - {kind: ConfigMap, name: redis-values, valuesKey: values.yaml}
+"""
+    kustomization = ("resources: [helmrelease.yaml]\n"
+                     "configMapGenerator:\n- name: NAME\n  files: [values.yaml]\n"
+                     "generatorOptions: {disableNameSuffixHash: true}\n")
+    app = textwrap.dedent(APP_KS).format(app="cache", prune="true").replace(
+        "  postBuild: {substitute: {APP: cache}}\n", "  targetNamespace: cache\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/kustomization.yaml": "resources: [cache.yaml]\n",
+        "clusters/prod/cache.yaml": app,
+        "apps/cache/kustomization.yaml": kustomization.replace("NAME", "redis-values"),
+        "apps/cache/helmrelease.yaml": release,
+        "apps/cache/values.yaml": "architecture: standalone\n"})
+    head = repo.commit({"apps/cache/kustomization.yaml": kustomization.replace(
+        "NAME", "redis-helm-values")})
+    _, found = review(repo, base, head, capsys)
+    assert [(f["severity"], f["file"], f["message"], f["fix"]) for f in found
+            if f["object"] == "HelmRelease/cache/redis"] == [(
+        "error", "apps/cache/helmrelease.yaml",
+        "HelmRelease cache/redis reads ConfigMap redis-values (valuesFrom), which the change "
+        "renames to redis-helm-values, and nothing the cluster receives makes it now: "
+        "helm-controller cannot compose its values (\"could not find ConfigMap "
+        "'cache/redis-values'\") and neither installs nor upgrades it",
+        "Name ConfigMap redis-helm-values in valuesFrom, or keep the name redis-values.")]
+
+
 def test_what_a_kustomization_s_removed_line_deletes_is_said_where_the_line_was(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

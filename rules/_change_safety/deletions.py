@@ -207,6 +207,12 @@ def dangling_references(diff: TreeDiff, base: Model, head: Model,
             made.add((o.namespace or "default", o.kind, o.name))
     if not removed:
         return
+    renamed_to = {(o.namespace or "default", o.kind, str(o.renamed_from).rpartition("/")[2]):
+                  o.name for o in diff.objects if o.status == "renamed" and o.renamed_from}
+    changed = {id(o.head) for o in diff.objects if o.head is not None}
+    for obj in head.objects:  # (a HelmRelease the change leaves, reading what it removes)
+        if id(obj) not in changed and obj.kind == "HelmRelease":
+            yield from _unchanged_values_from(obj, removed, made, renamed_to, head)
     for entry in diff.objects:
         if entry.status != "modified" or entry.base is None or entry.head is None:
             continue
@@ -284,6 +290,34 @@ def _dangling_values_from(old: KObject, new: KObject, removed: Mapping[tuple[str
             f"'{namespace}/{name}'\") and neither installs nor upgrades it",
             fix=(f"Keep what made {kind} {then[1]} (a generator, an object), or name the one "
                  "the change makes instead (or mark the reference optional: true)."),
+            kind="deleted-in-use")
+
+
+def _unchanged_values_from(obj: KObject, removed: Mapping[tuple[str, str], set[str]],
+                           made: set[tuple[str, str, str]],
+                           renamed_to: Mapping[tuple[str, str, str], str],
+                           head: Model) -> Iterator[Violation]:
+    """:func:`dangling_references` of a Flux HelmRelease the change leaves as it was, whose
+    ``valuesFrom`` names a ConfigMap or Secret the change removes or renames, which nothing
+    of the head makes (new-user trial sixty-four: the generator of `redis-values`, its hash
+    suffix disabled, renamed `redis-helm-values`, the HelmRelease untouched)."""
+    namespace = obj.namespace or "default"
+    for at, kind, name, optional in _values_from(obj):
+        if optional or name not in removed.get((namespace, kind), set()) or (
+                namespace, kind, name) in made or head.by_identity.get(
+                ("", kind, obj.namespace or "", name)):
+            continue
+        now = renamed_to.get((namespace, kind, name))
+        yield Violation(
+            obj, at,
+            f"HelmRelease {object_name(obj)} reads {kind} {name} (valuesFrom), which the "
+            "change " + (f"renames to {now}" if now else "removes") + ", and nothing the "
+            "cluster receives makes it now: helm-controller cannot compose its values "
+            f"(\"could not find {kind} '{namespace}/{name}'\") and neither installs nor "
+            "upgrades it",
+            fix=(f"Name {kind} {now} in valuesFrom, or keep the name {name}." if now else
+                 f"Keep what made {kind} {name} (a generator, an object), or stop reading it "
+                 "(or mark the reference optional: true)."),
             kind="deleted-in-use")
 
 
