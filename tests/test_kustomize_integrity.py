@@ -3598,3 +3598,34 @@ def test_a_substitution_source_only_another_cluster_has_fails_the_kustomization(
                                      "-n flux-system --from-env-file=$1\n"})
     assert [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
             if f.kind == "substitution"] == []
+
+
+def test_a_missing_entry_names_the_cluster_of_an_applier_other_clusters_share_a_name_with(
+        tmp_path: Path) -> None:
+    """New-user trial sixty-four: staging and production each have Flux Kustomization
+    flux-system/apps; production's overlay lists a folder that is not there. "Flux
+    Kustomization flux-system/apps applies nothing of it" did not say whose."""
+    from .helpers import lint_dir, write
+
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {interval: 10m, path: ./clusters/%s, prune: true, "
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n")
+    apps = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: apps, namespace: flux-system}\n"
+            "spec: {interval: 10m, path: ./apps/%s, prune: true, "
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n")
+    files = {"apps/alpha/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                                   "metadata: {name: a, namespace: a}\n",
+             "apps/alpha/kustomization.yaml": "resources: [cm.yaml]\n"}
+    for env in ("staging", "production"):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = sync % env
+        files[f"clusters/{env}/apps.yaml"] = apps % env
+        files[f"apps/{env}/kustomization.yaml"] = "resources: [../alpha%s]\n" % (
+            ", ../gama" if env == "production" else "")
+    write(tmp_path, files)
+    (found,) = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+                if f.kind == "missing"]
+    assert found.message.endswith(
+        "so Flux Kustomization flux-system/apps of cluster clusters/production applies nothing "
+        "of it until the entry is fixed")

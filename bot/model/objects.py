@@ -2249,6 +2249,14 @@ def applier_names(model: Model, found: Iterable[KObject]) -> list[str]:
             name = applier_name(next(iter(objs.values())), many=True) + (
                 f" of {clusters_phrase(clusters)}" if len(clusters) > 1
                 else f" ({len(objs)} of that name)")
+        elif len(model.cluster_entries) > 1:  # (one of a name other clusters' appliers have
+            # too: whose it is, new-user trial sixty-four's "flux-system/apps applies nothing")
+            (only,) = objs.values()
+            mine = sorted(model.clusters.get(id(only), ()))
+            if mine and len(mine) < len(model.cluster_entries) and any(
+                    o is not only and set(model.clusters.get(id(o), ())) - set(mine)
+                    for o in model.by_identity.get(only.identity, ())):
+                name += f" of {clusters_phrase(mine)}"
         out.append(name)
     return out
 
