@@ -761,8 +761,14 @@ def _node(model: Model, node: Node, on: Sequence[PodTemplate]) -> Iterator[Viola
         )
         amount = Amount(float(total), _q(resource, total), _q(resource, allocatable))
         alone = sum(count(p) for p, _ in shares) == 1
+        # how many stay Pending, where every pod asks the same: those beyond what fits whole
+        # (new-user trial sixty-four: 4 pods of 2 GPUs on a node of 4, "one of them")
+        each = {pod_request(p, resource) for p, _ in shares}
+        one = next(iter(each)) if len(each) == 1 else None
+        pending = (sum(count(p) for p, _ in shares) - int(allocatable // one)
+                   if one is not None and one > 0 else None)
         seen = [_full(node, resource, p, total, allocatable, listed, amount, doubt, alone,
-                      _sharded(model, p, resource)) for p, _ in shares]
+                      _sharded(model, p, resource), pending) for p, _ in shares]
         # a workload's written replica count is the same cause's other place: a review
         # comments where the change is (new-user trial thirty-two: replicas 1 -> 3 of a
         # 2-GPU pod, the error at the GPU request, off the diff)
@@ -857,7 +863,7 @@ def _pool(model: Model, group: frozenset[str], members: Sequence[PodTemplate], r
         message = (f"{first.name}: the pods that may run only on {shown} request "
                    f"{_q(resource, total)} {resource} ({listed}), but those nodes have "
                    f"{_q(resource, have)} left (left: {room}): {_q(resource, total - have)} "
-                   "too much, so one of them stays Pending")
+                   "too much, so at least one of them stays Pending")
         fix = (f"Bring their {resource} requests to at most {_q(resource, have)}: lower a "
                "request, reduce replicas, or let them run on more nodes.")
     unbuilt = [p for p, _, _ in shares if id(p.obj) in model.unbuilt]
@@ -886,17 +892,20 @@ MAX_LISTED = 6  # the workloads it names
 
 def _full(node: Node, resource: str, pod: PodTemplate, total: Fraction, allocatable: Fraction,
           listed: str, amount: Amount, doubt: str | None, alone: bool = False,
-          sharded: str = "") -> Violation:
+          sharded: str = "", pending: int | None = None) -> Violation:
     """The overcommit of ``resource`` on ``node`` as ``pod`` (one of the pods counted) sees it
     (``alone``: the one pod pinned there, which itself stays Pending; ``sharded``: what its
-    engine's parallelism asks of a lowered request, :func:`_sharded`)."""
+    engine's parallelism asks of a lowered request, :func:`_sharded`; ``pending``: how many
+    stay Pending, where the pods ask alike, else None: at least one)."""
+    stays = ("it stays Pending" if alone else "one of them stays Pending" if pending == 1
+             else f"{pending} of them stay Pending" if pending is not None and pending > 1
+             else "at least one of them stays Pending")
     return Violation(
         pod.obj, _anchor(pod, resource),
         f"{pod.name}: the pods pinned to {node.name} request {_q(resource, total)} "
         f"{resource} ({listed}), "
         f"but its allocatable is {_q(resource, allocatable, node=node)}: "
-        f"{_q(resource, total - allocatable)} too much, so "
-        f"{'it stays Pending' if alone else 'one of them stays Pending'}",
+        f"{_q(resource, total - allocatable)} too much, so {stays}",
         fix=(f"Bring the {resource} requests on {node.name} to at most "
              f"{_q(resource, allocatable)}: lower {pod.name}'s request{sharded}, reduce "
              "replicas, "

@@ -40,8 +40,8 @@ def test_the_seed_overflow(tmp_path: Path) -> None:
     assert finding.object == "Deployment/llm-serving/coder"
     assert finding.message == (
         "coder: the pods pinned to worker-1 request 68Gi memory (coder 24Gi, clef 20Gi, "
-        "reasoning 20Gi, probe 4Gi), but its allocatable is 63495Mi: 6137Mi too much, so one of "
-        "them stays Pending")
+        "reasoning 20Gi, probe 4Gi), but its allocatable is 63495Mi: 6137Mi too much, so at "
+        "least one of them stays Pending")
     # the fix: 12Gi fits (56Gi of 63495Mi)
     text = text.replace("memory: 24Gi", "memory: 12Gi")
     assert pairs(lint_text(tmp_path / "fixed", text, only=["schedulability"],
@@ -54,6 +54,16 @@ def test_one_pod_alone_above_its_node_stays_pending_itself(tmp_path: Path) -> No
                        config=INVENTORY)
     (finding,) = result.findings
     assert finding.message.endswith("too much, so it stays Pending")
+
+
+def test_alike_pods_above_their_node_say_how_many_stay_pending(tmp_path: Path) -> None:
+    # new-user trial sixty-four: 4 replicas of 2 GPUs pinned to a node of 4 read "so one of
+    # them stays Pending"; two do
+    text = pinned("vllm", "8Gi", replicas=4).replace("memory: 8Gi", "memory: 8Gi, "
+                                                      "nvidia.com/gpu: 2")
+    result = lint_text(tmp_path, text, only=["schedulability"], config=INVENTORY)
+    assert [f.message.rpartition(" too much, so ")[2] for f in result.findings] == [
+        "2 of them stay Pending"]
 
 
 def test_quantities_in_any_unit(tmp_path: Path) -> None:
