@@ -350,13 +350,16 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     held: dict[str, list[str]] = {}
 
     def held_by() -> dict[str, list[str]]:
-        """file -> the topmost kustomization folders whose build reads it (holds its
-        objects, or deletes them with a patch)."""
+        """file -> the topmost kustomization folders whose build holds its objects (or
+        deletes them with a patch; a patch file's own is no object of it)."""
         if not held:
             for folder in graph.roots:
                 if not graph.by_dir[folder].is_component:
-                    for file in graph.build(folder).files:
-                        held.setdefault(file, []).append(folder)
+                    build = graph.build(folder)
+                    for r in (*build.resources, *build.deleted):
+                        if r.doc is not None and folder not in held.setdefault(
+                                r.doc.file.path, []):
+                            held[r.doc.file.path].append(folder)
             held.setdefault("", [])  # (made)
         return held
 
