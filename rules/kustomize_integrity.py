@@ -109,7 +109,11 @@ reviewbot checks every `kustomization.yaml` in the tree:
   PreSync hook, is `hook-order` (error), at the reference: PreSync hooks run before Argo CD
   applies the manifests, so at the first sync and at every change of the generated content
   the pods look for a name not created yet (CreateContainerConfigError) and the sync waits.
-  Judged where Argo CD applies the hook (Flux runs no hooks);
+  Judged where Argo CD applies the hook (Flux runs no hooks). Any Argo CD hook reading a
+  ConfigMap or Secret its Application applies in a later phase or sync wave (a Sync hook of
+  wave -1 reading the ConfigMap of wave 0) is `hook-order` too, a warning: Argo CD waits for
+  the hook before the later wave, so at the first sync its pods do not start and the sync
+  never creates what they read, unless the cluster holds it from an earlier sync;
 - a YAML manifest (a file with Kubernetes objects) in a kustomization's folder that no
   kustomization references is reported (`unreachable`, warning: it will never be applied;
   in a review, one the pull request causes by removing its entry is placed on the line that
@@ -555,6 +559,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _refused_documents(model, graph)
     yield from _references_unrewritten(model)
     yield from _hooks_before_generated(model)
+    yield from _hooks_before_waves(model)
     yield from _build_failures(model, graph, missing_in | duplicate_in | unmatched_in)
 
 
@@ -956,6 +961,89 @@ def _hooks_before_generated(model: Model) -> Iterator[Violation]:
                      "generator's `options.annotations`: argocd.argoproj.io/hook: PreSync, "
                      "argocd.argoproj.io/sync-wave: \"-1\"), or give the hook its values "
                      "another way."))
+
+
+# Argo CD's sync phases in the order it runs them (a resource no hook annotation names is of
+# the Sync phase); Helm's hooks as Argo CD maps them
+_PHASES = ("PreSync", "Sync", "PostSync")
+_HELM_PHASES = {"pre-install": "PreSync", "pre-upgrade": "PreSync",
+                "post-install": "PostSync", "post-upgrade": "PostSync"}
+ARGO_WAVE = "argocd.argoproj.io/sync-wave"
+
+
+def _sync_order(notes: Mapping[str, Any]) -> tuple[int, int] | None:
+    """(phase, wave) of the first step Argo CD applies an object with these annotations in,
+    as its sync orders them (phase, then wave); None for a SyncFail or Skip hook or a wave
+    that is no integer (not judged)."""
+    argo = [p.strip() for p in str(notes.get(ARGO_HOOK) or "").split(",") if p.strip()]
+    helm = [_HELM_PHASES.get(p.strip(), "") for p in str(notes.get(HELM_HOOK) or "").split(",")
+            if p.strip()]
+    phases = argo if ARGO_HOOK in notes else helm if HELM_HOOK in notes else ["Sync"]
+    known = [_PHASES.index(p) for p in phases if p in _PHASES]
+    try:
+        wave = int(str(notes.get(ARGO_WAVE, "0")).strip() or "0")
+    except ValueError:
+        return None
+    return (min(known), wave) if known and len(known) == len(phases) else None
+
+
+def _hooks_before_waves(model: Model) -> Iterator[Violation]:
+    """``hook-order`` (a warning: the cluster may hold the object from an earlier sync), at
+    the reference: an Argo CD hook whose pods read a ConfigMap or Secret (not optional) the
+    same Application applies in a later phase or sync wave. Argo CD applies phase by phase,
+    wave by wave, and waits for a wave's hooks to finish before the next, so at the first
+    sync the hook's pods look for a name not created yet, do not start
+    (CreateContainerConfigError), and the sync never reaches the wave that would create it
+    (new-user trial sixty-three: a migration Job, a Sync hook of wave -1, reading app-config
+    of wave 0). A generated one with a hash suffix is :func:`_hooks_before_generated`'s."""
+    from reviewbot.model.transform import GENERATED_HASH
+    from reviewbot.model.workload import config_refs
+
+    for pod in model.pods:
+        notes = pod.obj.annotations
+        if pod.origin is not None or (ARGO_HOOK not in notes and HELM_HOOK not in notes):
+            continue
+        mine = _sync_order(notes)
+        refs = [r for r in config_refs(pod) if not r[3]] if mine is not None else []
+        if not refs:
+            continue
+        appliers = [m.applier for m in makers(model, pod.obj)]
+        if not appliers or not all(a is not None and a.group == ARGO_GROUP and a.kind in (
+                "Application", "ApplicationSet") for a in appliers):
+            continue
+        builds = maker_builds(model, pod.obj)
+        for at, kind, name, _ in refs:
+            read = next((r for b in builds for r in b.resources
+                         if r.body.get("kind") == kind and r.group == "" and dict_of(
+                             r.body.get("metadata")).get("name") == name
+                         and _namespace_of(r.body) == (pod.namespace or _namespace_of(
+                             r.body))), None)
+            if read is None:
+                continue
+            its = dict_of(dict_of(read.body.get("metadata")).get("annotations"))
+            theirs = _sync_order(its)
+            if its.get(GENERATED_HASH) is not None or theirs is None or not (
+                    mine is not None and theirs > mine):
+                continue
+            assert mine is not None
+            hook = f"{_PHASES[mine[0]]} hook of sync wave {mine[1]}"
+            later = (f"sync wave {theirs[1]}" if theirs[0] == mine[0]
+                     else f"the {_PHASES[theirs[0]]} phase (wave {theirs[1]})")
+            yield Violation(
+                pod.obj, at,
+                f"{pod.obj.kind} {pod.namespace or 'default'}/{pod.obj.name} is an Argo CD "
+                f"{hook} and reads {kind} {name}, which its Application applies in {later}: "
+                "Argo CD waits for the hook before it applies what comes later, so at the "
+                f"first sync the hook's pods look for a {kind} not created yet and do not "
+                "start (CreateContainerConfigError), and the sync never creates it",
+                kind="hook-order", key=f"{pod.obj.ref}:{format_path(at)}:hook-wave",
+                doubt=(f"whether the cluster already holds {kind} {pod.namespace or 'default'}"
+                       f"/{name} from an earlier sync (then only a new cluster's first sync "
+                       "waits)"),
+                fix=(f"Give {kind} {name} an earlier sync wave than the hook "
+                     f"(argocd.argoproj.io/sync-wave: \"{mine[1] - 1}\""
+                     + (", and the hook's phase" if theirs[0] != mine[0] else "")
+                     + "), or give the hook its values another way."))
 
 
 def _namespace_of(body: Mapping[str, Any]) -> str:

@@ -3344,6 +3344,58 @@ spec: {interval: 1h, path: ./app, sourceRef: {kind: GitRepository, name: flux-sy
         assert [f for f in lint(tmp_path / name).findings if f.kind == "hook-order"] == []
 
 
+@pytest.mark.parametrize(("hook", "config", "found"), [
+    # new-user trial sixty-three: a Sync hook of wave -1 reading the ConfigMap of wave 0
+    ("{argocd.argoproj.io/hook: Sync, argocd.argoproj.io/sync-wave: '-1'}", "{}",
+     "is an Argo CD Sync hook of sync wave -1 and reads ConfigMap app-config, which its "
+     "Application applies in sync wave 0"),
+    # a PreSync hook reading a plain ConfigMap of the Sync phase
+    ("{argocd.argoproj.io/hook: PreSync}", "{}",
+     "is an Argo CD PreSync hook of sync wave 0 and reads ConfigMap app-config, which its "
+     "Application applies in the Sync phase (wave 0)"),
+    # the ConfigMap of an earlier wave, or a PreSync hook itself: there before the hook
+    ("{argocd.argoproj.io/hook: Sync, argocd.argoproj.io/sync-wave: '1'}", "{}", None),
+    ("{argocd.argoproj.io/hook: PreSync}",
+     "{argocd.argoproj.io/hook: PreSync, argocd.argoproj.io/sync-wave: '-1'}", None),
+])
+def test_a_hook_reading_a_config_map_of_a_later_wave_waits_for_it(
+        tmp_path: Path, hook: str, config: str, found: str | None) -> None:
+    """Argo CD applies phase by phase, wave by wave, and waits for a wave's hooks before the
+    next: a hook reading what a later wave creates does not start at the first sync, and
+    the sync never creates it. A warning: the cluster may hold it from an earlier sync."""
+    job = f"""apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate
+  annotations: {hook}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: migrate
+        image: x
+        envFrom: [{{configMapRef: {{name: app-config}}}}]
+"""
+    write(tmp_path, {
+        "root.yaml": """apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: web, namespace: argocd}
+spec:
+  source: {repoURL: https://example.com/x.git, path: app}
+  destination: {server: https://kubernetes.default.svc, namespace: web}
+""",
+        "app/kustomization.yaml": "namespace: web\nresources: [job.yaml, config.yaml]\n",
+        "app/job.yaml": job,
+        "app/config.yaml": f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-config\n"
+                           f"  annotations: {config}\ndata: {{A: b}}\n"})
+    hooks = [(f.severity, f.line, f.message) for f in lint(tmp_path).findings
+             if f.kind == "hook-order"]
+    assert [(s, line) for s, line, _ in hooks] == ([] if found is None else [("warning", 13)])
+    if found is not None:
+        assert hooks[0][2].startswith(f"Job web/migrate {found}: Argo CD waits for the hook")
+
+
 def test_a_resource_set_input_whose_folder_is_missing(tmp_path: Path) -> None:
     """New-user trial sixty-two: an app namespace added to a ResourceSet's inputs without
     its folder gave no finding; the same Kustomization written out was an error. Said at the
