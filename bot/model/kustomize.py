@@ -907,6 +907,7 @@ class Graph:
             d for lf in files.values() for d in lf.documents)
         self._ignores: list[_Ignore] | None = None
         self._applied: dict[str, str] | None = None
+        self._of_kind: dict[str, list[Document]] | None = None
         self._helm_values: dict[str, str] | None = None
         self._families: list[tuple[re.Pattern[str], str]] | None = None
         self._spark: dict[str, str] | None = None
@@ -1234,6 +1235,19 @@ class Graph:
                 for at in places:
                     self._applied.setdefault(at, script)
         return self._applied
+
+    def documents_of_kind(self, kind: str) -> list[Document]:
+        """The documents of the tree's files whose ``kind`` is ``kind``, in path order
+        (indexed once, when first asked: an ApplicationSet's cluster generator asks for the
+        cluster Secrets each time it is evaluated)."""
+        if self._of_kind is None:
+            self._of_kind = {}
+            for _, lf in sorted(self.files.items()):
+                for doc in lf.documents:
+                    value = doc.value
+                    if isinstance(value, dict) and isinstance(value.get("kind"), str):
+                        self._of_kind.setdefault(value["kind"], []).append(doc)
+        return self._of_kind.get(kind, [])
 
     def _taskfiles(self) -> list[FileRecord]:
         """Task's Taskfiles of the tree (YAML: parsed, their text read as a script's)."""

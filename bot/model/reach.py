@@ -2803,29 +2803,25 @@ def _cluster_params(clusters: Mapping[str, Any], graph: Graph, go: bool) -> list
         raise _Unevaluable("clusters")
     found: list[dict[str, str]] = []
     servers: set[str] = set()
-    for path, lf in sorted(graph.files.items()):
-        if shows_a_setup(path):
+    for doc in graph.documents_of_kind("Secret"):
+        if shows_a_setup(doc.file.path):
             continue
-        for doc in lf.documents:
-            value = doc.value
-            if not isinstance(value, dict) or value.get("kind") != "Secret":
-                continue
-            meta = dict_of(value.get("metadata"))
-            labels = {str(k): str(v) for k, v in dict_of(meta.get("labels")).items()}
-            if labels.get("argocd.argoproj.io/secret-type") != "cluster":
-                continue
-            data = _secret_data(value)
-            name, server = data.get("name"), data.get("server")
-            if not name or not server:
-                continue
-            servers.add(server.rstrip("/"))
-            if not chosen.matches(labels):
-                continue
-            params = {"name": name, "nameNormalized": _normalized(name).strip("-."),
-                      "server": server, "project": data.get("project", "")}
-            params.update(_flat({"labels": labels, "annotations": dict_of(
-                meta.get("annotations"))}, "metadata."))
-            found.append(params)
+        meta = dict_of(doc.value.get("metadata"))
+        labels = {str(k): str(v) for k, v in dict_of(meta.get("labels")).items()}
+        if labels.get("argocd.argoproj.io/secret-type") != "cluster":
+            continue
+        data = _secret_data(doc.value)
+        name, server = data.get("name"), data.get("server")
+        if not name or not server:
+            continue
+        servers.add(server.rstrip("/"))
+        if not chosen.matches(labels):
+            continue
+        params = {"name": name, "nameNormalized": _normalized(name).strip("-."),
+                  "server": server, "project": data.get("project", "")}
+        params.update(_flat({"labels": labels, "annotations": dict_of(
+            meta.get("annotations"))}, "metadata."))
+        found.append(params)
     if not selector and LOCAL_SERVER not in servers:
         found.insert(0, {"name": "in-cluster", "nameNormalized": "in-cluster",
                          "server": LOCAL_SERVER})
