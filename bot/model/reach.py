@@ -522,6 +522,9 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     return walker.reach
 
 
+MAX_REACHED = 2_000  # folders an entry's Flux Kustomizations are followed to (_flux_reach)
+
+
 # the generators of an ApplicationSet reviewbot evaluates (:func:`_generated`), and the keys
 # of a generator that are no generator
 EVALUATED_GENERATORS = frozenset({"clusters", "git", "list", "matrix", "merge"})
@@ -1140,6 +1143,7 @@ class _Walker:
         # `kubectl apply -k`): a cluster's entry (brunovlucena/homelab's flux/clusters/pro,
         # which Pulumi applies, lists its Flux Kustomizations; the whole tree was judged as
         # written, its unlisted apps too)
+        entries: list[tuple[str, list[Resource]]] = []
         for folder in graph.roots:
             k = graph.by_dir[folder]
             if k.is_component or self.aside(k.file) or shows_a_setup(k.file):
@@ -1152,6 +1156,16 @@ class _Walker:
                     "Namespace", "ConfigMap", "Secret") for r in built):
                 continue  # (a cluster's entry holds Flux's objects alone: a folder of
                 # workloads beside Flux Kustomizations is applied as written, as before)
+            entries.append((folder, held))
+        # (one another entry's Kustomizations build is its child, not a cluster of its own:
+        # samclement/swhurl-platform's clusters/home/flux-system applies ./clusters/home,
+        # judged a second cluster that lacked its sources; judge round DH)
+        reached = {folder: self._flux_reach(held) for folder, held in entries}
+        for folder, held in entries:
+            if any(folder in reached[other] and other not in reached[folder]
+                   for other, _ in entries if other != folder):
+                continue
+            k = graph.by_dir[folder]
             for r in held:  # (the source whose paths name this tree's folders: this one)
                 self._is_self(str(dict_of(dict_of(r.body.get("spec")).get("sourceRef")).get(
                     "name") or ""))
@@ -1160,6 +1174,22 @@ class _Walker:
                                          "Kustomizations", k.file, folder))
             self.reach.files.add(k.file)
             yield _Step(folder or ".", k.file, {"path": "./" + folder}, "default", (), folder)
+
+    def _flux_reach(self, held: Sequence[Resource]) -> set[str]:
+        """The folders of the tree the Flux Kustomizations ``held`` build, and those the
+        Flux Kustomizations of their builds build in turn (at most MAX_REACHED folders)."""
+        out: set[str] = set()
+        todo = [f for r in held if (f := self._tree_folder(r)) is not None]
+        while todo and len(out) < MAX_REACHED:
+            folder = todo.pop()
+            if folder in out:
+                continue
+            out.add(folder)
+            if folder in self.graph.by_dir:
+                todo += [f for r in self.graph.build(folder).resources
+                         if r.doc is not None and r.body.get("kind") == "Kustomization"
+                         and r.group == FLUX_GROUP and (f := self._tree_folder(r)) is not None]
+        return out
 
     def _tree_folder(self, r: Resource) -> str | None:
         """The folder of the tree a Flux Kustomization ``r`` builds from a GitRepository, or
