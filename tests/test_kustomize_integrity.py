@@ -3708,3 +3708,51 @@ def test_a_remote_entry_of_no_fixed_version_floats(
     assert found == ([] if why is None else [
         ("warning", 2, f"resources[0]: {entry} {why}, so what the cluster receives changes "
          "upstream while this repository stays the same")])
+
+
+def test_a_custom_resource_beside_the_release_that_installs_its_crd(tmp_path: Path) -> None:
+    """Judge round DH (samclement/swhurl-platform, a miss its runbook works around): the
+    cert-manager HelmRelease and the ClusterIssuers in one Flux Kustomization. On a new
+    cluster kustomize-controller's dry-run of the whole Kustomization fails ("no matches for
+    kind ClusterIssuer") before the release exists: nothing is applied. Not said where the
+    tree holds the CRD, or a bootstrap helmfile installs the chart first."""
+    from .helpers import lint_dir, write
+
+    files = {
+        "clusters/home/flux-system/gotk-sync.yaml": (
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {interval: 10m, path: ./clusters/home, prune: true, "
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n"),
+        "clusters/home/infra.yaml": (
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: infra, namespace: flux-system}\n"
+            "spec: {interval: 10m, path: ./infra, prune: true, "
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n"),
+        "infra/release.yaml": (
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\n"
+            "metadata: {name: jetstack, namespace: flux-system}\n"
+            "spec: {interval: 1h, url: https://charts.jetstack.io}\n---\n"
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+            "metadata: {name: cert-manager, namespace: cert-manager}\n"
+            "spec:\n  interval: 30m\n  chart:\n    spec: {chart: cert-manager, version: v1.19.3, "
+            "sourceRef: {kind: HelmRepository, name: jetstack, namespace: flux-system}}\n"),
+        "infra/issuer.yaml": (
+            "apiVersion: cert-manager.io/v1\nkind: ClusterIssuer\n"
+            "metadata: {name: letsencrypt}\nspec: {selfSigned: {}}\n"),
+    }
+    write(tmp_path / "same", files)
+    found = [(f.severity, f.file, f.line, f.message) for f in
+             lint_dir(tmp_path / "same", only=["kustomize-integrity"]).findings
+             if f.kind == "crd-order"]
+    assert [(s, f, line) for s, f, line, _ in found] == [("warning", "infra/issuer.yaml", 2)]
+    assert found[0][3].startswith(
+        "ClusterIssuer letsencrypt is a cert-manager.io object in the same Flux Kustomization "
+        "(flux-system/infra) as HelmRelease cert-manager/cert-manager, whose chart installs "
+        "its CRD: on a new cluster kustomize-controller's dry-run of the whole Kustomization "
+        "fails (\"no matches for kind ClusterIssuer\")")
+    # a bootstrap helmfile installs the chart before Flux: its CRDs are there
+    write(tmp_path / "boot", {**files, "bootstrap/helmfile.yaml":
+                              "releases:\n- name: cert-manager\n  chart: jetstack/cert-manager\n"})
+    assert [f for f in lint_dir(tmp_path / "boot", only=["kustomize-integrity"]).findings
+            if f.kind == "crd-order"] == []
