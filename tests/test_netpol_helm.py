@@ -1139,3 +1139,65 @@ spec: {podSelector: {}, policyTypes: [Ingress, Egress]}
                        only=["netpol-pairing"])
     assert [(f.kind, f.severity) for f in result.findings if f.kind == "dns-denied"] == [
         ("dns-denied", "error")]
+
+
+def test_the_values_files_of_an_applicationset_s_chart_releases_are_read(
+        tmp_path: Path) -> None:
+    """New-user trial sixty-five: an ApplicationSet (a cluster generator over the
+    repository's cluster Secrets, a matrix with a git directory generator) whose template
+    installs app-template with `$values/{{.path.path}}/values.yaml`: its releases were never
+    followed, their values "not applied by any cluster root" (the GPU, probe and engine
+    checks of four PRs missed), and the Cilium policies selecting their pods "selected
+    nothing". Each generated release is read, in the cluster its destination names."""
+    from .helpers import write
+
+    write(tmp_path, {
+        "bootstrap/kustomization.yaml": "namespace: argocd\nresources: [home.yaml, set.yaml]\n",
+        "bootstrap/home.yaml": """
+            apiVersion: v1
+            kind: Secret
+            metadata:
+              name: cluster-home
+              labels: {argocd.argoproj.io/secret-type: cluster, homelab.dev/managed: "true"}
+            stringData: {name: home, server: https://kubernetes.default.svc}
+        """,
+        "bootstrap/set.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {name: releases}
+            spec:
+              goTemplate: true
+              generators:
+              - matrix:
+                  generators:
+                  - clusters: {selector: {matchLabels: {homelab.dev/managed: "true"}}}
+                  - git:
+                      repoURL: https://git.example.org/r.git
+                      directories: [{path: 'clusters/{{.name}}/releases/*/*'}]
+              template:
+                metadata: {name: '{{.name}}-{{.path.basename}}'}
+                spec:
+                  sources:
+                  - repoURL: ghcr.io/bjw-s-labs/helm
+                    chart: app-template
+                    targetRevision: 4.2.0
+                    helm:
+                      releaseName: '{{.path.basename}}'
+                      valueFiles: ['$values/{{.path.path}}/values.yaml']
+                  - {repoURL: https://git.example.org/r.git, targetRevision: main, ref: values}
+                  destination: {name: '{{.name}}', namespace: '{{index .path.segments 3}}'}
+        """,
+        "clusters/home/releases/webui/open-webui/values.yaml": """
+            controllers:
+              open-webui:
+                containers:
+                  app:
+                    image: {repository: ghcr.io/open-webui/open-webui, tag: latest}
+        """,
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(f.file, f.line, f.severity) for f in result.findings] == [
+        ("clusters/home/releases/webui/open-webui/values.yaml", 5, "error")]
+    pod = next(p for p in result.model.pods if p.name == "open-webui")
+    assert (pod.namespace, result.model.clusters.get(id(pod.obj))) == ("webui",
+                                                                        frozenset({"home"}))

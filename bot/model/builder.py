@@ -105,6 +105,7 @@ from reviewbot.model.values import (
     argo_ref_unread,
     chart_values_files,
     document_values_pods,
+    generated_chart_clusters,
     object_values_pods,
 )
 from reviewbot.model.values import configure as configure_values
@@ -674,7 +675,8 @@ def _values_clusters(model: Model) -> None:
         if clusters := deploys_to(model, app) or model.clusters.get(id(app)):
             readers.setdefault(file, set()).update(clusters)
     for app, file, *_ in argo_ref_chart_values(model):  # (a Helm repository's chart)
-        if clusters := deploys_to(model, app) or model.clusters.get(id(app)):
+        if clusters := (app.kind == "ApplicationSet" and generated_chart_clusters(
+                model, app, file)) or deploys_to(model, app) or model.clusters.get(id(app)):
             readers.setdefault(file, set()).update(clusters)
     if not readers:
         return

@@ -213,6 +213,11 @@ class Reach:
     # its Application away, and the diff did not say so)
     generated_apps: dict[tuple[str, str], tuple[str, set[tuple[str, str]]]] = field(
         default_factory=dict)
+    # the same ApplicationSets -> (name, spec) of each Application they generate that
+    # installs a chart of a Helm repository: its values files of this tree are read
+    # (new-user trial sixty-five: app-template releases with `$values`, judged by none)
+    generated_charts: dict[tuple[str, str], list[tuple[str, Mapping[str, Any]]]] = field(
+        default_factory=dict)
     # the repositories (:func:`source_url`) whose Applications' source paths resolve here:
     # this repository, as a review's head learns it from its base (``local_urls``)
     local_urls: frozenset[str] = frozenset()
@@ -677,10 +682,16 @@ def _charts_only(value: Mapping[str, Any]) -> bool:
     values it gives the chart (a new-user trial: such an Application beside one of a folder
     was "not applied by any cluster root, so nothing in it is judged", its ``image.tag:
     latest`` unseen)."""
-    if value.get("kind") != "Application":
+    spec = dict_of(value.get("spec"))
+    if value.get("kind") == "ApplicationSet":  # (its template: new-user trial sixty-five)
+        spec = dict_of(dict_of(spec.get("template")).get("spec"))
+    elif value.get("kind") != "Application":
         return False
-    sources = [source for _, source in argo_sources(dict_of(value.get("spec")))]
-    return bool(sources) and all(source.get("chart") for source in sources)
+    sources = [source for _, source in argo_sources(spec)]
+    # (a source that only names a repository for the others' `$values` applies nothing)
+    return any(source.get("chart") for source in sources) and all(
+        source.get("chart") or (source.get("ref") and source.get("path") is None)
+        for source in sources)
 
 
 def _applying(graph: Graph, files: frozenset[str]) -> list[str]:
@@ -1634,10 +1645,30 @@ class _Walker:
     def charts_installed(self, value: Mapping[str, Any], file: str) -> None:
         """An applied Argo CD Application's charts of Helm repositories: its destination is
         a cluster (:attr:`Reach.chart_clusters`), and the values files of this tree another
-        of its sources gives them (``$values/...``: :func:`argo_ref_values`) are read."""
-        if value.get("kind") != "Application":
+        of its sources gives them (``$values/...``: :func:`argo_ref_values`) are read. An
+        ApplicationSet's: each Application it generates (:attr:`Reach.generated_charts`)."""
+        if value.get("kind") == "ApplicationSet":
+            spec = dict_of(value.get("spec"))
+            template = dict_of(dict_of(spec.get("template")).get("spec"))
+            if not any(isinstance(s.get("chart"), str) for _, s in argo_sources(template)):
+                return
+            try:
+                generated = list(_generated(spec, self.graph))
+            except _Unevaluable:
+                return
+            named = dict_of(dict_of(spec.get("template")).get("metadata"))
+            made = self.reach.generated_charts.setdefault(
+                (file, str(dict_of(value.get("metadata")).get("name") or "")), [])
+            for params in generated:
+                filled = _fill(template, params)
+                made.append((text_of(_fill(named.get("name"), params)) or "", filled))
+                self._charts(filled, file)
             return
-        spec = dict_of(value.get("spec"))
+        if value.get("kind") == "Application":
+            self._charts(dict_of(value.get("spec")), file)
+
+    def _charts(self, spec: Mapping[str, Any], file: str) -> None:
+        """:meth:`charts_installed` of one Application's ``spec``."""
         if not any(isinstance(s.get("chart"), str) for _, s in argo_sources(spec)):
             return
         self.reach.chart_clusters.setdefault(argo_cluster(spec), set()).add(file)

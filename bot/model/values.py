@@ -587,18 +587,38 @@ def argo_ref_chart_values(model: Model) -> Iterator[tuple[KObject, str, str, str
     values.yaml``: :func:`~reviewbot.model.kustomize.argo_ref_values`), the file this tree
     holds at that path (new-user trial sixty: open-webui's app-template values, read by
     nothing, so its calls to vLLM were judged by no policy)."""
+    reach = model.derived.get("reach")
+    generated = getattr(reach, "generated_charts", {})
     for obj in model.objects:
-        if obj.kind != "Application" or obj.group != "argoproj.io" or (
+        if obj.kind not in ("Application", "ApplicationSet") or obj.group != "argoproj.io" or (
                 obj.file in model.unapplied):
             continue
         spec = obj.get(("spec",))
-        spec = spec if isinstance(spec, dict) else {}
-        dest = _dict(spec.get("destination")).get("namespace")
-        for source, file in argo_ref_values(spec):
-            chart, release = source.get("chart"), _dict(source.get("helm")).get("releaseName")
-            if isinstance(chart, str) and chart and file in model.files:
-                yield (obj, file, chart, str(release) if isinstance(release, str) and release
-                       else "", str(dest) if isinstance(dest, str) and dest else "")
+        specs = [(obj.name, spec if isinstance(spec, dict) else {})] if (
+            obj.kind == "Application") else generated.get((obj.file, obj.name), [])
+        for app, spec in specs:  # (an ApplicationSet's: each Application it generates, the
+            # release named after it unless its helm.releaseName says)
+            dest = _dict(spec.get("destination")).get("namespace")
+            for source, file in argo_ref_values(spec):
+                chart = source.get("chart")
+                release = _dict(source.get("helm")).get("releaseName")
+                if isinstance(chart, str) and chart and file in model.files:
+                    yield (obj, file, chart, str(release) if isinstance(release, str) and
+                           release else app if obj.kind == "ApplicationSet" else "",
+                           str(dest) if isinstance(dest, str) and dest else "")
+
+
+def generated_chart_clusters(model: Model, appset: KObject, file: str) -> frozenset[str]:
+    """The clusters the Applications ApplicationSet ``appset`` generates deploy the values
+    file ``file`` to (their destinations, :func:`~reviewbot.model.reach.argo_cluster`):
+    each generated release is judged where it runs (new-user trial sixty-five: `home`'s
+    vLLM and `lab`'s coder, judged in Argo CD's own cluster)."""
+    from reviewbot.model.reach import argo_cluster
+
+    reach = model.derived.get("reach")
+    made = getattr(reach, "generated_charts", {}).get((appset.file, appset.name), [])
+    return frozenset(argo_cluster(spec) for _, spec in made
+                     if any(read == file for _, read in argo_ref_values(spec)))
 
 
 def argo_chart_values(model: Model) -> Iterator[tuple[KObject, str, str, str, str, str]]:
