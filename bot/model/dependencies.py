@@ -337,9 +337,12 @@ def _lacking_config(model: Model, k: KObject, name: str, namespace: str
         if obj.kind == "ConfigMap" and obj.group == "" and obj.name == name and (
                 obj.namespace or "") == namespace:
             clusters = model.clusters.get(id(obj))
-            if not clusters:
-                return None  # (applied apart: which cluster gets it is not seen)
+            if not clusters or obj.file in model_graph(model).applied_files():
+                return None  # (applied apart, or by a script: which cluster gets it is not
+                # seen; hugginsio/homelab's Taskfile applies the shared hci-vars to each)
             have |= clusters
+    if have & scripted_clusters(model.derived.get("reach")):
+        return None  # (what a script applies is in the cluster it is run against: each)
     lacking = tuple(sorted(c for c in mine if c not in have))
     if not lacking or not have - set(lacking):
         return None
