@@ -3761,3 +3761,31 @@ def test_a_custom_resource_beside_the_release_that_installs_its_crd(tmp_path: Pa
                               "releases:\n- name: cert-manager\n  chart: jetstack/cert-manager\n"})
     assert [f for f in lint_dir(tmp_path / "boot", only=["kustomize-integrity"]).findings
             if f.kind == "crd-order"] == []
+
+
+@pytest.mark.parametrize(("version", "said"), [
+    # judge round DG (digicatapult/bridgeAI-gitops-infra): `1.x.x`, a miss
+    ("'1.x.x'", "version '1.x.x' is a range"),
+    ("'>=1.0.0'", "version '>=1.0.0' is a range"),
+    ("'^4.2'", "version '^4.2' is a range"),
+    (None, "version is not set, so it is '*', any version"),
+    ("'1.19.3'", None), ("v1.19.3", None),
+])
+def test_a_chart_version_range_floats(tmp_path: Path, version: str | None,
+                                      said: str | None) -> None:
+    from .helpers import lint_dir, write
+
+    pinned = f", version: {version}" if version is not None else ""
+    write(tmp_path, {"release.yaml": (
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+        "metadata: {name: cert-manager, namespace: cert-manager}\n"
+        "spec:\n  interval: 30m\n  chart:\n    spec: {chart: cert-manager" + pinned
+        + ", sourceRef: {kind: HelmRepository, name: jetstack}}\n")})
+    found = [(f.severity, f.message) for f in
+             lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+             if f.kind == "chart-floating"]
+    assert found == ([] if said is None else [(
+        "warning", f"HelmRelease cert-manager/cert-manager installs chart cert-manager, whose "
+        f"{said}: helm-controller installs the newest chart it admits at each "
+        "reconciliation, so what the cluster receives changes upstream while this "
+        "repository stays the same")])
