@@ -876,6 +876,12 @@ def test_an_application_a_git_generator_no_longer_makes_is_deleted_with_what_it_
     (claim,) = [f for f in found if f["object"] == "PersistentVolumeClaim/shop-staging/data"]
     assert (claim["file"], claim["line"]) == ("argocd/apps/appset.yaml", 11)
     assert "envs/staging (its entry 'envs/stagign' misspells the folder)" in claim["message"]
+    # the fix is the entry's, not a keep annotation (new-user trial sixty-five: each of 18
+    # findings said to merge Delete=false)
+    assert claim["fix"] == (
+        "Correct the entry 'envs/stagign' of ApplicationSet argocd/shop, which misspells "
+        "envs/staging's folder names. If removing PersistentVolumeClaim shop-staging/data is "
+        "intended, back up its data first.")
 
 
 def test_an_application_set_s_typo_deletes_each_overlay_s_objects_said_at_the_typo(
@@ -3379,3 +3385,44 @@ def test_a_base_two_applicationsets_overlay_renamed_pairs_and_prunes_per_overlay
         "Deployment web/web is no longer in apps/web/base/deploy.yaml, and the Application "
         "that Argo CD ApplicationSet argocd/apps-prod generates (its template's "
         "syncPolicy.automated.prune: true) prunes: it is deleted in the cluster"]
+
+
+def test_a_matrix_entry_a_parameter_fills_misspelt_is_the_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial sixty-five: `cluster/{{.name}}/*` for `clusters/...` in a matrix's git
+    generator; each of 18 findings said to merge Delete=false, none named the typo."""
+    appset = """apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: shop, namespace: argocd}
+spec:
+  goTemplate: true
+  generators:
+  - matrix:
+      generators:
+      - list: {elements: [{env: staging}]}
+      - git:
+          repoURL: https://git.example/shop.git
+          directories: [{path: 'PATH'}]
+  template:
+    metadata: {name: 'shop-{{.path.basename}}'}
+    spec:
+      source: {repoURL: https://git.example/shop.git, path: '{{.path.path}}'}
+      destination: {server: https://kubernetes.default.svc, namespace: shop}
+"""
+    root = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+            "metadata: {name: root, namespace: argocd}\n"
+            "spec:\n  source: {repoURL: https://git.example/shop.git, path: argocd}\n"
+            "  destination: {server: https://kubernetes.default.svc, namespace: argocd}\n"
+            "  syncPolicy: {automated: {prune: true}}\n")
+    claim = PVC.format(cls="local-path", size="1Gi")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"root.yaml": root,
+                        "argocd/appset.yaml": appset.replace("PATH", "envs/{{.env}}/*"),
+                        "envs/staging/db/pvc.yaml": claim})
+    head = repo.commit({"argocd/appset.yaml": appset.replace("PATH", "env/{{.env}}/*")})
+    _, found = review(repo, base, head, capsys)
+    (lost,) = [f for f in found if f["object"].startswith("PersistentVolumeClaim/")]
+    assert "(its entry 'env/{{.env}}/*' misspells the folder)" in lost["message"]
+    assert lost["fix"].startswith("Correct the entry 'env/{{.env}}/*' of ApplicationSet "
+                                  "argocd/shop, which misspells envs/staging/db's folder names.")

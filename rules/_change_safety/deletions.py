@@ -5,6 +5,7 @@ collection does with them."""
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -144,7 +145,8 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
             continue
         yield Violation(
             obj, ("metadata", "name"), text,
-            fix=(f"Nothing to do if removing it is intended; to keep it running, first merge "
+            fix=(f"{fate.typo} Nothing else to do." if fate.typo else
+                 f"Nothing to do if removing it is intended; to keep it running, first merge "
                  f"{_keep_annotation(fate)} on it."),
             kind="deleted", file=file, line=line, column=column,
         )
@@ -473,20 +475,31 @@ def _misspelt_entry(appset: KObject, folder: str, dirs: Any) -> Path | None:
     from reviewbot.words import misspelt
 
     parts = folder.split("/")
+    # (the generators of a matrix or merge too, and a path a parameter fills read as a
+    # glob: new-user trial sixty-five's `cluster/{{.name}}/*` in a matrix with clusters)
+    found: list[tuple[Path, Any]] = []
     for i, generator in enumerate(items(appset.get(("spec", "generators")))):
+        found.append((("spec", "generators", i), generator))
+        for key in ("matrix", "merge"):
+            inner = generator.get(key) if isinstance(generator, dict) else None
+            for k, child in enumerate(items(inner.get("generators")) if isinstance(
+                    inner, dict) else ()):
+                found.append((("spec", "generators", i, key, "generators", k), child))
+    for at, generator in found:
         git = generator.get("git") if isinstance(generator, dict) else None
         for j, entry in enumerate(items(git.get("directories")) if isinstance(git, dict)
                                   else ()):
             pattern = entry.get("path") if isinstance(entry, dict) else None
-            if not isinstance(pattern, str) or entry.get("exclude") or "{{" in pattern:
+            if not isinstance(pattern, str) or entry.get("exclude"):
                 continue
+            pattern = re.sub(r"\{\{.*?\}\}", "*", pattern)
             written = pattern.strip("/").split("/")
             if len(written) != len(parts) or any(fnmatch.fnmatchcase(d, pattern.strip("/"))
                                                  for d in dirs):
                 continue  # (another depth, or an entry that names folders)
             if all(fnmatch.fnmatchcase(have, want) or misspelt(want, [have])
                    for want, have in zip(written, parts, strict=True)):
-                return ("spec", "generators", i, "git", "directories", j, "path")
+                return (*at, "git", "directories", j, "path")
     return None
 
 
@@ -507,6 +520,9 @@ class _Fate:
     deleter: str | None = None
     stays: str = ""
     cascade: bool = False  # deleted with its deleted Application (Argo CD's finalizer)
+    # the misspelt entry that took it out, as a fix names it ("" for none): the fix is the
+    # entry's, not a keep annotation (new-user trial sixty-five's `cluster/` for `clusters/`)
+    typo: str = ""
 
 
 class _Fates:
@@ -620,9 +636,11 @@ class _Fates:
                          "keeps its resources (preserveResourcesOnDeletion: true)")
         those, verb = (("those Applications, whose resources finalizers", "delete") if also
                        else ("that Application, whose resources finalizer", "deletes"))
+        typo = (f"Correct the entry {now.get(meant)!r} of {name}, which misspells {folder}'s "
+                "folder names." if meant is not None else "")
         return _Fate(how, owner, place, f"Argo CD deletes {those} ({ARGO_FINALIZER}, which "
                      "the ApplicationSet controller sets on the Applications it generates) "
-                     f"{verb} it in {_where(self.base, obj, lost)}", cascade=True)
+                     f"{verb} it in {_where(self.base, obj, lost)}", cascade=True, typo=typo)
 
     def _how(self, obj: KObject, applier: KObject) -> tuple[str, Place]:
         """How ``obj`` left what ``applier`` (the head's) applies, and where the pull request
@@ -896,6 +914,9 @@ def _data_lost(obj: KObject, base: Model, emptied: frozenset[str] = frozenset()
 
 
 def _keep_fix(obj: KObject, fate: _Fate) -> str:
+    if fate.typo:  # (a misspelt entry took it out: the entry is the fix)
+        return f"{fate.typo} If removing {obj.kind} {object_name(obj)} is intended, back up " \
+               "its data first."
     return (f"If {obj.kind} {object_name(obj)} must stay, first merge the annotation "
             f"{_keep_annotation(fate)} on it, then remove it; if it must go, back up its data "
             "first.")
