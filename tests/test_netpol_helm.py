@@ -1201,3 +1201,10 @@ def test_the_values_files_of_an_applicationset_s_chart_releases_are_read(
     pod = next(p for p in result.model.pods if p.name == "open-webui")
     assert (pod.namespace, result.model.clusters.get(id(pod.obj))) == ("webui",
                                                                         frozenset({"home"}))
+    # and its pods are in cluster home's network, not Argo CD's own (the ApplicationSet's)
+    from reviewbot.model.objects import cluster_views
+    from reviewbot.netpol.network import Network
+
+    peers = {name: [p.peer for p in Network(view).pods]
+             for name, view in cluster_views(result.model)}
+    assert peers == {"home": ["webui/open-webui[Deployment]"], "in-cluster": []}

@@ -234,6 +234,21 @@ def _releases(model: Model, kept: Mapping[int, KObject] | None = None) -> list[R
                 model, obj)
             if release is not None:
                 out.append(release)
+    # the chart releases of the Applications ApplicationSets generate (new-user trial
+    # sixty-five: app-template releases of a clusters x git matrix, in no network); in a
+    # cluster's view, those whose values pods run in it (the set lives in Argo CD's own)
+    whole = model.derived.get("view-of", model)
+    generated = getattr(whole.derived.get("reach"), "generated_charts", {})
+    for obj in whole.objects if generated else ():
+        if obj.kind != "ApplicationSet" or obj.group != "argoproj.io":
+            continue
+        for app, spec in generated.get((obj.file, obj.name), []):
+            files = [f for _, f in argo_ref_values(spec) if f in model.files]
+            if whole is not model and not any(_values_pods(model).get(f) for f in files):
+                continue
+            release = _argo_release(model, obj, [], spec, app)
+            if release is not None:
+                out.append(release)
     return out
 
 
@@ -432,8 +447,11 @@ def _merge(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _argo_release(model: Model, obj: KObject, pods: Sequence[PodTemplate]) -> Release | None:
-    spec = mapping(obj.get(("spec",)))
+def _argo_release(model: Model, obj: KObject, pods: Sequence[PodTemplate],
+                  generated: Mapping[str, Any] | None = None, app: str = "") -> Release | None:
+    """The release of Argo CD Application ``obj`` (or of the Application its ApplicationSet
+    ``obj`` generates: its ``generated`` spec, named ``app``)."""
+    spec = mapping(obj.get(("spec",))) if generated is None else generated
     charted = [s for _, s in argo_sources(spec) if s.get("chart")]
     if not charted:
         return None
@@ -441,7 +459,7 @@ def _argo_release(model: Model, obj: KObject, pods: Sequence[PodTemplate]) -> Re
     dest = mapping(spec.get("destination")).get("namespace")
     namespace = dest if isinstance(dest, str) and dest else (obj.namespace or "default")
     helm = mapping(source.get("helm"))
-    name = str(helm.get("releaseName") or obj.name)
+    name = str(helm.get("releaseName") or app or obj.name)
     chart, version = str(source.get("chart")), str(source.get("targetRevision") or "")
     # the values files another source of it gives the chart (``$values/apps/web/values.yaml``)
     # that this tree holds: Helm reads them first, in order, then ``valuesObject`` over them
