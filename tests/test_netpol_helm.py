@@ -1208,3 +1208,103 @@ def test_the_values_files_of_an_applicationset_s_chart_releases_are_read(
     peers = {name: [p.peer for p in Network(view).pods]
              for name, view in cluster_views(result.model)}
     assert peers == {"home": ["webui/open-webui[Deployment]"], "in-cluster": []}
+
+
+def test_an_application_s_values_release_runs_in_its_destination_not_in_argo_cd_s_cluster(
+        tmp_path: Path) -> None:
+    """New-user trial sixty-five (D2): a bootstrap kustomization applies an Application
+    installing app-template with `$values/...` into cluster `home`: the release was judged in
+    Argo CD's own cluster, where its values pods are not ("its values hold no app-template
+    controller with containers"), and cluster home showed no workload."""
+    from .helpers import write
+
+    write(tmp_path, {
+        ".reviewbot.yaml": "clusters:\n  - name: home\n",
+        "kustomization.yaml": "resources: [argocd/vllm.yaml]\n",
+        "argocd/vllm.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: vllm, namespace: argocd}
+            spec:
+              project: default
+              sources:
+                - repoURL: ghcr.io/bjw-s-labs/helm
+                  chart: app-template
+                  targetRevision: 4.2.0
+                  helm: {releaseName: vllm, valueFiles: ['$values/apps/ai/vllm/values.yaml']}
+                - {repoURL: https://git.example/homelab.git, targetRevision: main, ref: values}
+              destination: {name: home, namespace: ai}
+        """,
+        "apps/ai/vllm/values.yaml": """
+            controllers:
+              vllm:
+                containers:
+                  app:
+                    image: {repository: docker.io/vllm/vllm-openai, tag: v0.10.1.1}
+        """,
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    from reviewbot.model.objects import cluster_views
+    from reviewbot.netpol.network import Network
+
+    nets = {name: Network(view) for name, view in cluster_views(result.model)}
+    assert {name: [p.peer for p in net.pods] for name, net in nets.items()} == {
+        "home": ["ai/vllm[Deployment]"], "in-cluster": []}
+    assert [(r.obj.name, r.why_not) for r in nets["home"].releases] == [("vllm", "")]
+    assert [r.obj.name for r in nets["in-cluster"].releases] == []
+
+
+def test_a_budget_beside_app_template_pods_it_misses_is_said(tmp_path: Path) -> None:
+    """New-user trial sixty-five (pr12): a PodDisruptionBudget misspelling the label an
+    ApplicationSet's app-template release puts on its pods. The budget was judged against
+    the values' pods as written (no near miss, so not judged), and their values file was
+    taken for pods reviewbot cannot see."""
+    from .helpers import write
+
+    write(tmp_path, {
+        "kustomization.yaml": "resources: [set.yaml, pdb.yaml]\n",
+        "set.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {name: releases, namespace: argocd}
+            spec:
+              goTemplate: true
+              generators:
+              - git:
+                  repoURL: https://git.example.org/r.git
+                  directories: [{path: 'releases/*/*'}]
+              template:
+                metadata: {name: '{{.path.basename}}'}
+                spec:
+                  sources:
+                  - repoURL: ghcr.io/bjw-s-labs/helm
+                    chart: app-template
+                    targetRevision: 4.2.0
+                    helm: {valueFiles: ['$values/{{.path.path}}/values.yaml']}
+                  - {repoURL: https://git.example.org/r.git, targetRevision: main, ref: values}
+                  destination: {server: https://kubernetes.default.svc,
+                                namespace: '{{index .path.segments 1}}'}
+        """,
+        "releases/webui/open-webui/values.yaml": """
+            controllers:
+              open-webui:
+                replicas: 2
+                containers:
+                  app:
+                    image: {repository: ghcr.io/open-webui/open-webui, tag: v0.6.22}
+        """,
+        "pdb.yaml": """
+            apiVersion: policy/v1
+            kind: PodDisruptionBudget
+            metadata: {name: open-webui, namespace: webui}
+            spec:
+              minAvailable: 1
+              selector:
+                matchLabels: {app.kubernetes.io/name: openwebui}
+        """,
+    })
+    result = lint_dir(tmp_path, only=["netpol-pairing"])
+    assert [(f.kind, f.file, f.line) for f in result.findings] == [
+        ("budget-selects-nothing", "pdb.yaml", 7)]
+    assert "Deployment open-webui has app.kubernetes.io/name=open-webui" in (
+        result.findings[0].message)

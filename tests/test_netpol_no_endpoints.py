@@ -666,3 +666,30 @@ spec:
          "it may attach to on Gateway network/internal (listener https: "
          "*.internal.example.com), so the Gateway does not accept it "
          "(NoMatchingListenerHostname) and routes nothing to it")]
+
+
+def test_an_operator_whose_pods_cannot_carry_the_selector_hides_nothing(tmp_path: Path) -> None:
+    """New-user trial sixty-five (D5): a CloudNativePG Cluster beside a Service for
+    `app: webs` made the namespace one "that may hold pods reviewbot cannot see", and the
+    typo went unsaid. CloudNativePG's pods carry `cnpg.io/*`, `role`,
+    `app.kubernetes.io/name: postgresql` and so on, and the labels of the Cluster's
+    `spec.inheritedMetadata` (or, where its operator is configured so, its own metadata):
+    only a Cluster that may put `app: webs` on its pods keeps the note."""
+    cluster = """
+---
+apiVersion: postgresql.cnpg.io/v1
+kind: Cluster
+metadata: {name: db, namespace: shop%s}
+spec:
+  instances: 2
+  storage: {size: 1Gi}
+"""
+    text = SHOP + SERVICE % ("web", "{app: webs}") + cluster % ""
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.kind) for f in result.findings] == [(32, "no-endpoints")]
+    assert result.quiet == []
+    labelled = SHOP + SERVICE % ("web", "{app: webs}") + cluster % ", labels: {app: webs}"
+    result = lint_text(tmp_path, labelled, only=["netpol-pairing"])
+    assert result.findings == []
+    assert [q.reason.partition("cannot see ")[2] for q in result.quiet] == [
+        "(shop: Cluster db (postgresql.cnpg.io))"]

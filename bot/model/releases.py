@@ -224,32 +224,51 @@ def _releases(model: Model, kept: Mapping[int, KObject] | None = None) -> list[R
                if o.kind == "OCIRepository" and o.group == "source.toolkit.fluxcd.io"]
     oci = {(o.namespace or "default", o.name): o for o in sources}
     out: list[Release] = []
+    whole = model.derived.get("view-of", model)
     for obj in model.objects:
         if obj.kind == "HelmRelease" and obj.group == "helm.toolkit.fluxcd.io":
             out.append(_flux_release(obj, _Sources(model, oci, sources),
                                      pods_of.get(id(obj), []),
                                      kept.get(id(obj)) if kept else None))
-        elif obj.kind == "Application" and obj.group == "argoproj.io":
+        elif obj.kind == "Application" and obj.group == "argoproj.io" and not (
+                whole is not model and _ref_pods(whole, obj.get(("spec",)))):
             release = _argo_release(model, obj, pods_of.get(id(obj), [])) or _local_chart(
                 model, obj)
             if release is not None:
                 out.append(release)
-    # the chart releases of the Applications ApplicationSets generate (new-user trial
-    # sixty-five: app-template releases of a clusters x git matrix, in no network); in a
-    # cluster's view, those whose values pods run in it (the set lives in Argo CD's own)
-    whole = model.derived.get("view-of", model)
+    # the chart releases of Applications whose values are files of this tree (``$values``),
+    # and of the Applications ApplicationSets generate (new-user trial sixty-five:
+    # app-template releases of a clusters x git matrix, in no network): in a cluster's view,
+    # those whose values pods run in it, their destination's; the Application or set lives
+    # in Argo CD's own cluster (trial sixty-five D2: a bootstrap kustomization's Application
+    # for cluster `home`, "no app-template controller" in Argo CD's)
     generated = getattr(whole.derived.get("reach"), "generated_charts", {})
-    for obj in whole.objects if generated else ():
-        if obj.kind != "ApplicationSet" or obj.group != "argoproj.io":
+    for obj in whole.objects if whole is not model or generated else ():
+        if obj.group != "argoproj.io":
             continue
-        for app, spec in generated.get((obj.file, obj.name), []):
-            files = [f for _, f in argo_ref_values(spec) if f in model.files]
-            if whole is not model and not any(_values_pods(model).get(f) for f in files):
+        if obj.kind == "Application" and whole is not model:
+            made = [("", mapping(obj.get(("spec",))))]
+        elif obj.kind == "ApplicationSet":
+            made = generated.get((obj.file, obj.name), [])
+        else:
+            continue
+        for app, spec in made:
+            if (whole is not model and not _ref_pods(model, spec)) or (
+                    not app and not _ref_pods(whole, spec)):
                 continue
-            release = _argo_release(model, obj, [], spec, app)
+            release = _argo_release(model, obj, [], spec, app) if app else _argo_release(
+                model, obj, pods_of.get(id(obj), []))
             if release is not None:
                 out.append(release)
     return out
+
+
+def _ref_pods(model: Model, spec: Any) -> bool:
+    """Whether a values file of this tree an Argo CD Application's ``spec`` gives its chart
+    from another of its sources (``$values/...``: :func:`argo_ref_values`) holds pods in
+    ``model`` (a cluster's view: they run there)."""
+    pods = _values_pods(model)
+    return any(pods.get(f) for _, f in argo_ref_values(mapping(spec)))
 
 
 def _local_chart(model: Model, obj: KObject) -> Release | None:

@@ -54,6 +54,7 @@ from reviewbot.model.objects import (
     PodTemplate,
     Service,
     cluster_phrase,
+    label_text,
     mapping,
     model_graph,
 )
@@ -662,20 +663,36 @@ class Network:
         """Namespace -> what in it may run pods the model cannot see: Helm charts (HelmRelease,
         Argo CD Application, values files) and custom resources of operators whose pods the
         repository does not describe (a CloudNativePG Cluster, a VolSync ReplicationSource)."""
-        out: dict[str, list[str]] = {}
+        return {ns: [what for what, _ in made] for ns, made in self.unseen_makers.items()}
 
-        def add(namespace: str, what: str) -> None:
+    def unseen_selected(self, namespace: str, selector: Selector) -> list[str]:
+        """What in ``namespace`` may run pods the model cannot see that ``selector`` may
+        select (:attr:`unseen`): an operator whose pods' labels its documentation lists
+        (:data:`OPERATOR_POD_LABELS`) only where they may carry the selector's (new-user
+        trial sixty-five: a misspelt PodDisruptionBudget beside a CloudNativePG Cluster,
+        whose pods are `app.kubernetes.io/name=postgresql`, was not reported)."""
+        return [what for what, obj in self.unseen_makers.get(namespace, ())
+                if obj is None or operator_pods_may_match(obj, selector)]
+
+    @cached_property
+    def unseen_makers(self) -> dict[str, list[tuple[str, KObject | None]]]:
+        """:attr:`unseen`, each with the custom resource that makes the pods (None: a chart)."""
+        out: dict[str, list[tuple[str, KObject | None]]] = {}
+
+        def add(namespace: str, what: str, maker: KObject | None = None) -> None:
             known = out.setdefault(namespace, [])  # one entry per object, the first said
             head = what.split(" (", 1)[0]
-            if all(w.split(" (", 1)[0] != head for w in known):
-                known.append(what)
+            if all(w.split(" (", 1)[0] != head for w, _ in known):
+                known.append((what, maker))
 
         evaluated = {id(r.obj) for r in self.releases if r.evaluated}
         rendered = {id(r.obj) for r in self.releases if not r.evaluated}  # (a chart folder the
         # walk follows still renders what it does not see)
         followed = _followed_applications(self.model)
+        drawn = {pod_id for r in self.releases if r.evaluated for pod_id in r.pods}  # (values
+        # files an Application or ApplicationSet gives its chart: the release is the set's)
         for pod in self.model.pods:
-            if pod.from_values and id(pod.obj) not in evaluated:
+            if pod.from_values and id(pod.obj) not in evaluated and id(pod) not in drawn:
                 add(pod.namespace, f"{pod.obj.kind} {pod.obj.name} (Helm chart values)")
         seen = {id(p.obj) for p in self.model.pods}
         for obj in self.model.objects:
@@ -693,7 +710,7 @@ class Network:
                         id(obj) not in followed or id(obj) in rendered):
                     add(target, f"Argo CD Application {obj.name}")
             elif id(obj) not in seen and may_run_pods(obj):
-                add(ns, f"{obj.kind} {obj.name} ({obj.group})")
+                add(ns, f"{obj.kind} {obj.name} ({obj.group})", obj)
         for chart in self.charts:  # (a kustomization's helmCharts: never evaluated)
             if chart.namespace:
                 add(chart.namespace, f"chart {chart.name} of {chart.file}")
@@ -1125,6 +1142,50 @@ def may_run_pods(obj: KObject) -> bool:
     if group == "argoproj.io":  # Argo CD's own kinds; Workflows, Sensors and Rollouts run pods
         return obj.kind not in ("Application", "ApplicationSet", "AppProject",
                                 "WorkflowTemplate", "ClusterWorkflowTemplate")
+    return True
+
+
+# the labels an operator's pods carry, from its documentation and sources, for the custom
+# resources whose pods the repository does not describe: (group, kind) -> (label -> value,
+# "{name}" the resource's name; label keys and prefixes whose values are the operator's,
+# unknown here; the resource's fields whose labels its pods inherit). A label not listed is
+# one the pods do not carry. Older releases of an operator that do not set a label listed
+# are allowed for (absent). CloudNativePG: docs/src/labels_annotations.md (`cnpg.io/*`,
+# the deprecated `role` and `postgresql`; "no label ... in the cluster's metadata is
+# inherited" unless the operator is configured so: taken as may be) and its pod specs'
+# `app.kubernetes.io/*` labels (name `postgresql`, managed-by `cloudnative-pg`).
+OPERATOR_POD_LABELS: Mapping[tuple[str, str], tuple[Mapping[str, str], tuple[str, ...],
+                                                    tuple[tuple[str, ...], ...]]] = {
+    ("postgresql.cnpg.io", "Cluster"): (
+        {"cnpg.io/cluster": "{name}", "cnpg.io/podRole": "instance",
+         "app.kubernetes.io/name": "postgresql", "app.kubernetes.io/instance": "{name}",
+         "app.kubernetes.io/component": "database",
+         "app.kubernetes.io/managed-by": "cloudnative-pg"},
+        ("cnpg.io/", "role", "postgresql", "app.kubernetes.io/version"),
+        (("metadata", "labels"), ("spec", "inheritedMetadata", "labels"))),
+}
+
+
+def operator_pods_may_match(obj: KObject, selector: Selector) -> bool:
+    """Whether pods the operator of custom resource ``obj`` makes may carry what
+    ``selector`` requires: True unless the operator's labels are listed
+    (:data:`OPERATOR_POD_LABELS`) and some ``key=value`` (or ``key in (...)``) requirement
+    names a label they never carry with that value."""
+    known = OPERATOR_POD_LABELS.get((obj.group, obj.kind))
+    if known is None or not selector.valid:
+        return known is None
+    fixed, free, inherited = known
+    for r in selector.requirements:
+        if r.operator != "In" or r.key.startswith(free) or r.key in free:
+            continue
+        values = {fixed[r.key].replace("{name}", obj.name)} if r.key in fixed else set()
+        for path in inherited:
+            labels = obj.get(path)
+            value = labels.get(r.key) if isinstance(labels, dict) else None
+            if value is not None:
+                values.add(label_text(value))
+        if not values & r.values:
+            return False
     return True
 
 
