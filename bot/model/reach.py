@@ -368,6 +368,22 @@ def find_reach(graph: Graph, documents: Sequence[Document],
             held.setdefault("", [])  # (made)
         return held
 
+    applying: list[str] = []  # topmost kustomizations applied with those Applications
+
+    def walk_applying(files: frozenset[str]) -> None:
+        """Walk the topmost kustomizations whose build holds an Application of ``files``
+        as written (``kubectl apply -k .`` of a bootstrap listing apps/web and
+        argocd/web-app.yaml applies both: apps/web was "not applied by any cluster root")."""
+        for folder in _applying(graph, files):
+            if folder in applying:
+                continue
+            applying.append(folder)
+            file = graph.by_dir[folder].file
+            walker.reach.roots.append(Root("in-cluster", APPLYING_BY_HAND, file, folder))
+            trial = trial_folder(file)  # (redhat-na-ssa/demo-ai-gitops-catalog's demos/)
+            walker.walk(_Step("in-cluster", file, {"path": "./" + folder}, "default", (), folder,
+                              elsewhere=None if trial is None else _trial_guess(folder, trial)))
+
     for doc, value in candidates:  # what no other root applies: by hand
         if doc.file.path in walker.reach.files:
             continue  # a walk applies its file: the Application is walked from there
@@ -391,12 +407,25 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         if (tops := held_by().get(doc.file.path)) and posixpath.dirname(
                 doc.file.path) not in tops:
             included.add(doc.file.path)  # in a base other kustomizations include: applied
-            continue  # as they build it, not as written (redhat-appstudio/infra-deployments'
+            # as they build it, not as written (redhat-appstudio/infra-deployments'
             # ApplicationSets of argo-cd-apps/base, each overlay patching their values or
-            # deleting them: judge round CN, once their clusters generators were evaluated)
+            # deleting them: judge round CN, once their clusters generators were evaluated);
+            # walked now, before the candidates after it, which its Applications may apply
+            # or comment out (judge round DI: pnow-devsupreme/argo's root Application of a
+            # base its staging overlay includes, whose app of apps disables one)
+            walk_applying(frozenset({doc.file.path}))
+            continue
         trial = trial_folder(doc.file.path)
         twin = _declared_twin(walker.looked, doc, value, declared)
         unscripted = _unscripted(graph, doc.file.path, candidates)
+        if doc.file.path in anywhere:  # commented out of a kustomization nothing applies:
+            # disabled where it is listed (judge round DI: pnow-devsupreme/argo's `# -
+            # environments/application.yaml`, applied by nothing, made a Job's schema error)
+            unscripted = next(
+                f"whether anything applies the Application in {doc.file.path}: "
+                f"{k.file} comments it out of its resources, and no root applies it"
+                for k in graph.by_dir.values()
+                if any(c.target == doc.file.path for c in graph.commented(k)))
         if trial is not None:  # a guess twice over: nothing applies it, and it is a trial
             walker.reach.guessed_roots[doc.file.path] = _trial_guess(doc.file.path, trial)
         elif unscripted is not None:
@@ -434,14 +463,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
                                        "Applications", file, folder))
         walker.walk(_Step("in-cluster", file, {"path": "./" + folder}, "default", (), folder))
     # so are the topmost kustomizations whose build holds such an Application as written
-    # (``kubectl apply -k .`` of a bootstrap listing apps/web and argocd/web-app.yaml applies
-    # both: apps/web was "not applied by any cluster root")
-    for folder in _applying(graph, frozenset(by_hand) | included):
-        file = graph.by_dir[folder].file
-        walker.reach.roots.append(Root("in-cluster", APPLYING_BY_HAND, file, folder))
-        trial = trial_folder(file)  # (redhat-na-ssa/demo-ai-gitops-catalog's demos/)
-        walker.walk(_Step("in-cluster", file, {"path": "./" + folder}, "default", (), folder,
-                          elsewhere=None if trial is None else _trial_guess(folder, trial)))
+    walk_applying(frozenset(by_hand) | included)
     # the kustomizations the repository's own scripts and Makefiles apply (`kubectl apply -k
     # DIR`: a local development cluster, a bootstrap), beside the other roots, each a cluster
     # of its own (bokristoffersson/homelab-k12n-gitops' Makefile: "not applied")
