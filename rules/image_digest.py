@@ -41,7 +41,8 @@ Findings, by kind:
   (skaffold builds `ghcr.io/acme/manager`, the manifest says `acme/manager:latest`): a
   placeholder whose final value the repository does not show; or the repository's own
   workflow builds and pushes the image (`docker/build-push-action` with `push: true`, its
-  tags or a `docker/metadata-action`'s `images`; a `run:` step's `docker push IMAGE`,
+  tags or a `docker/metadata-action`'s `images`; with the tag the manifest names where the
+  step writes its tags out: a step pushing `:1.4.0` does not push `:latest`; a `run:` step's `docker push IMAGE`,
   `podman push`, `buildah push`, or `docker buildx build --push -t IMAGE`, the job's `env`
   read for `$NAME`; a name that is a matrix expression counts where a folder of its build
   context by the image's name holds a Dockerfile), so the tag moves with what the workflow

@@ -1215,3 +1215,27 @@ def test_a_suspended_cron_job_s_floating_image_is_not_certain(tmp_path: Path) ->
     running = cron.replace("      suspend: true\n", "")
     assert [f.severity for f in lint_text(tmp_path / "b", running,
                                           only=["image-digest"]).findings] == ["error"]
+
+
+def test_a_workflow_pushing_other_tags_of_the_image_does_not_push_latest(
+        tmp_path: Path) -> None:
+    """New-user trial sixty-six: the workflow pushes ghcr.io/acme/platform-api:1.4.0 and
+    never `:latest`, yet the manifest's `:latest` was "built and pushed by this repository's
+    CI" (a warning): it is whatever else put `latest` there, or nothing. A tag the step writes
+    as an expression, or names through a metadata-action, may be any tag."""
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "build.yaml").write_text(textwrap.dedent("""
+        jobs:
+          api:
+            steps:
+            - uses: actions/checkout@v4
+            - uses: docker/build-push-action@v6
+              with: {context: src/api, push: true, tags: 'ghcr.io/acme/platform-api:1.4.0'}
+            - uses: docker/build-push-action@v6
+              with: {context: src/web, push: true, tags: 'ghcr.io/acme/web:${{ github.sha }}'}
+            - run: docker push ghcr.io/acme/worker
+        """))
+    result = lint_text(tmp_path, "---".join(pod(f"ghcr.io/acme/{n}:latest", n) for n in (
+        "platform-api", "web", "worker")), only=["image-digest"])
+    assert [(f.line, f.severity, f.kind) for f in result.findings] == [
+        (7, "error", "floating"), (15, "warning", "placeholder"), (23, "warning", "placeholder")]

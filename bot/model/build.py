@@ -624,7 +624,8 @@ def pushed_by(model: Model, ref: ImageRef) -> ImagePush | None:
     if not pushes:
         return None
     paths = model_graph(model).paths
-    return next((p for p in pushes if p.builds(ref.repository, paths)), None)
+    return next((p for p in pushes if p.builds(ref.repository, paths, ref.tag or (
+        None if ref.chart_tag or ref.tag_from else "latest"))), None)
 
 
 def akin(model: Model, ref: ImageRef) -> Builder | None:

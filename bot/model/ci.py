@@ -203,11 +203,19 @@ class ImagePush:
     step: Step
     image: str
     context: str
+    # the tag it pushes as written, each expression a ``*`` (``latest`` where the name has
+    # none: docker's default); None where the step does not say (a metadata-action's tags,
+    # ``docker push NAME``)
+    tag: str | None = None
 
-    def builds(self, repository: str, paths: Collection[str]) -> bool:
-        """Whether this step pushes ``repository``: its name matches, and where the last
-        segment is an expression (a matrix over folders), a folder of the context by that
-        name holds a Dockerfile (``containers/paperless-classifier/Dockerfile``)."""
+    def builds(self, repository: str, paths: Collection[str], tag: str | None = None) -> bool:
+        """Whether this step pushes ``repository`` (with ``tag``, when both say theirs: a
+        workflow pushing `:1.4.0` does not push `:latest`, new-user trial sixty-six): its
+        name matches, and where the last segment is an expression (a matrix over folders), a
+        folder of the context by that name holds a Dockerfile
+        (``containers/paperless-classifier/Dockerfile``)."""
+        if tag is not None and self.tag is not None and not fnmatch.fnmatchcase(tag, self.tag):
+            return False
         name = repository.lower()
         if not fnmatch.fnmatchcase(name, self.image.removeprefix("docker.io/")) and (
                 not fnmatch.fnmatchcase(name, self.image)):
@@ -433,6 +441,22 @@ def _pushed_image(text: str, env: Mapping[str, str]) -> str:
     return name.lower() if name.split("/", 1)[0].strip("*") else ""
 
 
+_TAG_TEXT = re.compile(r"[\w./:-]+")  # a name or tag written out: no shell or expression
+
+
+def _pushed_tag(text: str, env: Mapping[str, str]) -> str:
+    """The tag an image input names, as :func:`_pushed_image` reads its name (each
+    expression a ``*``): ``latest`` where it names none, as docker tags it."""
+    def literal(m: re.Match[str]) -> str:  # (a value the shell computes: any tag)
+        value = env.get(m.group(1))
+        return value if value is not None and _TAG_TEXT.fullmatch(value) else "*"
+
+    text = _ENV_EXPRESSION.sub(literal, text)
+    ref = _EXPRESSION.sub("*", text.split(",", 1)[0]).strip().partition("@")[0]
+    name = _image_name(ref)
+    return ref[len(name) + 1:] if len(ref) > len(name) else "latest"
+
+
 # a step's shell exporting a variable to the job's later steps (GitHub Actions:
 # ``echo NAME=value >> $GITHUB_ENV``), and the assignments before it
 _GITHUB_ENV = re.compile(
@@ -652,12 +676,15 @@ class _Reader:
                 inputs.get("push")):
             return  # builds without pushing (a test build, a load into the runner)
         tags = str(inputs.get("tags") or "")
-        images = [_pushed_image(t, self._env) for t in _listed(tags) if "steps." not in t]
+        pushed: list[tuple[str, str | None]] = [
+            (_pushed_image(t, self._env), _pushed_tag(t, self._env))
+            for t in _listed(tags) if "steps." not in t]
         for ref in re.findall(r"steps\.([\w-]+)\.outputs\.tags", tags):
-            images += self._metadata.get(ref, [])
+            pushed += [(image, None) for image in self._metadata.get(ref, [])]
         context = _EXPRESSION.sub("*", str(inputs.get("context") or "")).strip()
         where = Step(label, doc.file.path, doc.position(at)[0])
-        self.pushes.extend(ImagePush(where, image, context) for image in images if image)
+        self.pushes.extend(ImagePush(where, image, context, tag) for image, tag in pushed
+                           if image)
 
     def action(self, folder: str, used_by: str, root: str, depth: int) -> None:
         for name in ("action.yml", "action.yaml"):
@@ -891,6 +918,7 @@ class _Reader:
             return
         refs: list[str] = []
         context = ""
+        tagged = words[0] != "push"  # (``docker push NAME``: its tags, which are not said)
         if words[0] == "push":
             refs = [w for w in words[1:] if not w.startswith("-")][:1]
         elif words[0] == "build" and any(w == "--push" or w.startswith("--output=type=registry")
@@ -909,10 +937,13 @@ class _Reader:
                     positional.append(word)
             context = _SHELL_VARIABLE.sub("*", positional[0]) if positional else ""
         for ref in refs:
-            image = _pushed_image(_SHELL_VARIABLE.sub(
-                lambda m: self._env.get(m.group(1) or m.group(2), "*"), ref), self._env)
+            ref = _SHELL_VARIABLE.sub(lambda m: self._env.get(m.group(1) or m.group(2), "*"),
+                                      ref)
+            image = _pushed_image(ref, self._env)
             if image:
-                self.pushes.append(ImagePush(step, image, context))
+                tag = _pushed_tag(ref, self._env)
+                self.pushes.append(ImagePush(step, image, context, tag if tagged or (
+                    tag != "latest") else None))
 
     def _output(self, argv: list[str], writes: list[str], block: _Block) -> None:
         """``kustomize build [flags] DIR > FILE`` (``-o FILE``; ``kubectl kustomize``): FILE is
