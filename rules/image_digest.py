@@ -42,10 +42,11 @@ Findings, by kind:
   placeholder whose final value the repository does not show; or the repository's own
   workflow builds and pushes the image (`docker/build-push-action` with `push: true`, its
   tags or a `docker/metadata-action`'s `images`; with the tag the manifest names where the
-  step writes its tags out: a step pushing `:1.4.0` does not push `:latest`; a `run:` step's `docker push IMAGE`,
-  `podman push`, `buildah push`, or `docker buildx build --push -t IMAGE`, the job's `env`
-  read for `$NAME`; a name that is a matrix expression counts where a folder of its build
-  context by the image's name holds a Dockerfile), so the tag moves with what the workflow
+  step writes its tags out: a step pushing `:1.4.0` does not push `:latest`; a `run:`
+  step's `docker push IMAGE`, `podman push`, `buildah push`, or `docker buildx build
+  --push -t IMAGE`, the job's `env` read for `$NAME`; a name that is a matrix expression
+  counts where a folder of its build context by the image's name holds a Dockerfile), so
+  the tag moves with what the workflow
   last pushed; or the image is built where it runs, pushed to no registry a manifest could
   pin (a docker compose service's `build:` tagged with its `image:`, or without one
   `<project>-<service>`; a shell script's `docker build -t IMAGE` or `podman build`, a

