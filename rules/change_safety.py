@@ -101,7 +101,14 @@ verdicts), never in `lint`, which sees one tree.
   what deletes the object is the applier's deletion: Flux's garbage collection of the deleted
   Kustomization (with `spec.prune: true`), or Argo CD's cascade of the deleted Application
   (only under the `resources-finalizer.argocd.argoproj.io` finalizer; an object annotated
-  `argocd.argoproj.io/sync-options: Delete=false` stays). The Applications an ApplicationSet
+  `argocd.argoproj.io/sync-options: Delete=false` stays). A deleted Flux Kustomization
+  (renamed: `infrastructure` to `infra-controllers`, the same path) whose objects of the
+  kinds above the head still applies through another is `deleted-data` too, a warning:
+  kustomize-controller's finalizer deletes its inventory's objects that still carry its
+  labels (`spec.prune: true` under the default `deletionPolicy`, or `Delete`; not
+  `Orphan`, not suspended, not annotated `kustomize.toolkit.fluxcd.io/prune: disabled`)
+  while the Kustomization that applies them now takes them over: which runs first is
+  not known. The Applications an ApplicationSet
   generates prune as its template's `syncPolicy` says, each on its own: one whose build
   fails prunes nothing; one it no longer generates (a git directory generator's folder
   deleted, a list element removed: the cluster only its destination named is left, not

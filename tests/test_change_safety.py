@@ -3426,3 +3426,43 @@ spec:
     assert "(its entry 'env/{{.env}}/*' misspells the folder)" in lost["message"]
     assert lost["fix"].startswith("Correct the entry 'env/{{.env}}/*' of ApplicationSet "
                                   "argocd/shop, which misspells envs/staging/db's folder names.")
+
+
+@pytest.mark.parametrize(("prune", "policy", "severity"), [
+    ("true", "", "warning"), ("false", "", "info"), ("true", "deletionPolicy: Orphan", "info"),
+    ("false", "deletionPolicy: Delete", "warning")])
+def test_a_renamed_kustomization_s_finalizer_deletes_the_data_it_applied(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], prune: str, policy: str, severity: str
+) -> None:
+    """New-user trial sixty-six: Kustomization `infrastructure` renamed `infra-controllers`,
+    the same path: the Namespace and the claim it applied stay in the head, and the rename
+    was an info "deleted". kustomize-controller's finalizer of the deleted Kustomization
+    deletes its inventory's objects that still carry its labels (with `spec.prune: true`
+    under the default deletion policy, or `deletionPolicy: Delete`), racing the new one
+    that takes them over: `deleted-data`, a warning that says the race."""
+    def infra(name: str) -> str:
+        return (f"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+                f"metadata: {{name: {name}, namespace: flux-system}}\n"
+                f"spec: {{interval: 10m, path: ./infra, prune: {prune}, "
+                f"sourceRef: {{kind: GitRepository, name: flux-system}}"
+                f"{', ' + policy if policy else ''}}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/infra.yaml": infra("infrastructure"),
+        "infra/ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: data}\n---\n"
+                         "apiVersion: v1\nkind: PersistentVolumeClaim\n"
+                         "metadata: {name: pgdata, namespace: data}\n"
+                         "spec: {accessModes: [ReadWriteOnce], "
+                         "resources: {requests: {storage: 20Gi}}}\n"})
+    head = repo.commit({"clusters/prod/infra.yaml": infra("infra-controllers")})
+    _, found = review(repo, base, head, capsys)
+    (renamed,) = [f for f in found if f["object"] == "Kustomization/flux-system/infrastructure"]
+    assert (renamed["severity"], renamed["file"], renamed["line"]) == (
+        severity, "clusters/prod/infra.yaml", 3)
+    if severity == "warning":
+        assert renamed["fix"].startswith("First merge spec.prune: false on Kustomization "
+                                         "flux-system/infrastructure")
+        assert ("finalizer then deletes what it applied and that still carries its labels: "
+                "Namespace data (everything in namespace data") in renamed["message"]
+        assert "PersistentVolumeClaim data/pgdata (the claim" in renamed["message"]

@@ -105,6 +105,26 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
                             fix=_keep_fix(obj, fate), kind="deleted-data", file=file,
                             line=line, column=column)
             continue
+        collected = _collected(obj, base, head, data_kinds) if is_flux_kustomization(
+            obj) else []
+        if collected:  # (new-user trial sixty-six: infrastructure renamed infra-controllers,
+            # "deleted" an info while its finalizer deletes the data Namespace and claim)
+            shown = [f"{o.kind} {object_name(o)} ({_data_lost(o, base, emptied)})"
+                     for o in collected]
+            named = "; ".join(shown[:3]) + (f"; and {len(shown) - 3} more" if len(shown) > 3
+                                             else "")
+            yield Violation(
+                obj, ("metadata", "name"),
+                f"{text}; kustomize-controller's finalizer then deletes what it applied and "
+                f"that still carries its labels: {named}, which the head applies again, "
+                "empty",
+                fix=(f"First merge spec.prune: false on Kustomization {object_name(obj)} (its "
+                     "deletion then deletes nothing), then rename or remove it."),
+                kind="deleted-data", file=file, line=line, column=column,
+                doubt=(f"whether kustomize-controller deletes them before the Kustomization "
+                       "that applies them now takes them over (their labels then name it, "
+                       f"and {object_name(obj)}'s finalizer skips them): the two run at once"))
+            continue
         if obj.kind == "HelmRelease" and obj.group == "helm.toolkit.fluxcd.io":
             text += ("; helm-controller uninstalls the release, and every object of the chart "
                      "goes with it")
@@ -153,6 +173,28 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
 
 
 _READING = ("envFrom", "env", "volumes")  # where a pod reads a ConfigMap or Secret
+
+
+def _collected(kustomization: KObject, base: Model, head: Model,
+               data_kinds: frozenset[str]) -> list[KObject]:
+    """The objects of ``data_kinds`` the deleted Flux Kustomization applied on the base that
+    the head still applies (through another Kustomization: a rename): its finalizer deletes
+    its inventory's objects that carry its owner labels, unless its ``spec.deletionPolicy``
+    is ``Orphan`` (or, by default ``MirrorPrune``, ``spec.prune`` is not true), it is
+    suspended, or an object is annotated ``kustomize.toolkit.fluxcd.io/prune: disabled``
+    (kustomize-controller's ``finalize``)."""
+    from reviewbot.model.objects import owners
+
+    policy = kustomization.get(("spec", "deletionPolicy"))
+    if policy == "Orphan" or kustomization.get(("spec", "suspend")) is True or (
+            policy not in ("Delete", "WaitForTermination")
+            and kustomization.get(("spec", "prune")) is not True):
+        return []
+    return [o for o in base.objects if o.kind in data_kinds
+            and _data_lost(o, base) is not None
+            and str(mapping(o.get(("metadata", "annotations"))).get(PRUNE)) != "disabled"
+            and any(k is kustomization for k in owners(base, o))
+            and departure(base, head, o) is None]
 
 
 def _readers(model: Model, obj: KObject, clusters: frozenset[str] = frozenset()
