@@ -3466,3 +3466,28 @@ def test_a_renamed_kustomization_s_finalizer_deletes_the_data_it_applied(
         assert ("finalizer then deletes what it applied and that still carries its labels: "
                 "Namespace data (everything in namespace data") in renamed["message"]
         assert "PersistentVolumeClaim data/pgdata (the claim" in renamed["message"]
+
+
+def test_an_object_each_cluster_s_folder_renames_is_said_at_each_file_for_its_cluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial sixty-six (W1): `settings` renamed `settings-v2` in staging's folder and
+    in production's. Both findings sat at staging's line, each "deleted in clusters
+    clusters/production and clusters/staging": each is said at its own file, for its own
+    cluster."""
+    def sync(cluster: str) -> str:
+        return SYNC.replace("./clusters/prod", f"./clusters/{cluster}")
+    settings = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: NAME\n" \
+               "  namespace: flux-system\ndata: {A: \"1\"}\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        **{f"clusters/{c}/flux-system/gotk-sync.yaml": sync(c) for c in ("staging", "prod")},
+        **{f"clusters/{c}/settings.yaml": settings.replace("NAME", "settings")
+           for c in ("staging", "prod")}})
+    head = repo.commit({f"clusters/{c}/settings.yaml": settings.replace("NAME", "settings-v2")
+                        for c in ("staging", "prod")})
+    _, found = review(repo, base, head, capsys)
+    assert sorted((f["file"], f["line"], f["message"].rpartition(" deleted in ")[2])
+                  for f in found) == [
+        ("clusters/prod/settings.yaml", 4, "cluster clusters/prod"),
+        ("clusters/staging/settings.yaml", 4, "cluster clusters/staging")]

@@ -577,6 +577,10 @@ class _Fates:
         self.base, self.head = base, head
         self.renamed = {e.base.identity: e for e in diff.objects
                         if e.status == "renamed" and e.base is not None}
+        # (each by its file first: the same identity renamed in two clusters' folders is
+        # two renames, each at its own line; new-user trial sixty-six had both at staging's)
+        self.renamed_at = {(e.base.identity, e.base.file): e for e in diff.objects
+                           if e.status == "renamed" and e.base is not None}
         self.modified = {id(e.head): e for e in diff.objects
                          if e.status == "modified" and e.head is not None}
         self.memo: dict[int, _Fate | None] = {}
@@ -688,7 +692,8 @@ class _Fates:
         """How ``obj`` left what ``applier`` (the head's) applies, and where the pull request
         made that change."""
         own = obj.where(("metadata", "name"))
-        renamed = self.renamed.get(obj.identity)
+        renamed = self.renamed_at.get((obj.identity, obj.file)) or self.renamed.get(
+            obj.identity)
         if renamed is not None:
             kind, _, rest = renamed.ref.partition("/")  # named as the message names the old
             place = renamed.head.where(("metadata", "name")) if renamed.head else own
@@ -853,8 +858,10 @@ def _where(model: Model, obj: KObject, lost: frozenset[str]) -> str:
     it)")."""
     if not lost:  # (each cluster's build of it: new-user trial forty-seven's overlays)
         everywhere = sorted({c for o in model.by_identity.get(obj.identity, (obj,))
+                             if o.file == obj.file  # (another file's is its own finding)
                              for c in model.clusters.get(id(o), ())})
-        return clusters_phrase(everywhere) if len(everywhere) > 1 else "the cluster"
+        several = len(everywhere) > 1 or (everywhere and len(model.cluster_entries) > 1)
+        return clusters_phrase(everywhere) if several else "the cluster"
     kept = sorted(model.clusters.get(id(obj), frozenset()) - lost)
     text = clusters_phrase(sorted(lost))
     if kept:
