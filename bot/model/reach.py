@@ -345,8 +345,10 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         return any(path in targets for targets in commented.values())
 
     # (those some kustomization comments out come last: the walks of the others may build it)
-    anywhere = frozenset(c.target for k in graph.by_dir.values() for c in graph.commented(k)
-                         ) if candidates else frozenset()
+    anywhere: dict[str, str] = {}  # each commented-out target -> the first kustomization
+    for k in graph.by_dir.values() if candidates else ():
+        for c in graph.commented(k):
+            anywhere.setdefault(c.target, k.file)
     # (and those the repository's scripts leave out where they apply others: a walk of an
     # Application a script applies is certain, and one build is walked once)
     candidates = sorted(candidates, key=lambda c: (c[0].file.path in anywhere, _unscripted(
@@ -421,11 +423,9 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         if doc.file.path in anywhere:  # commented out of a kustomization nothing applies:
             # disabled where it is listed (judge round DI: pnow-devsupreme/argo's `# -
             # environments/application.yaml`, applied by nothing, made a Job's schema error)
-            unscripted = next(
-                f"whether anything applies the Application in {doc.file.path}: "
-                f"{k.file} comments it out of its resources, and no root applies it"
-                for k in graph.by_dir.values()
-                if any(c.target == doc.file.path for c in graph.commented(k)))
+            unscripted = (f"whether anything applies the Application in {doc.file.path}: "
+                          f"{anywhere[doc.file.path]} comments it out of its resources, and "
+                          "no root applies it")
         if trial is not None:  # a guess twice over: nothing applies it, and it is a trial
             walker.reach.guessed_roots[doc.file.path] = _trial_guess(doc.file.path, trial)
         elif unscripted is not None:
