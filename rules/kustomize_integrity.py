@@ -185,6 +185,21 @@ reviewbot checks every `kustomization.yaml` in the tree:
   is not judged. In a lint of part of a repository (`reviewbot lint apps/web`) a dependency
   or a source the linted files do not hold is unseen, not absent: both say "which the linted
   files do not hold", as warnings, and what waits for it is not said to be unapplied;
+- Flux image automation (`image-policy`): a marker after a field's value,
+  `# {"$imagepolicy": "flux-system:web"}` (with `:tag`, `:name` or `:digest`), in a file an
+  ImageUpdateAutomation of the repository updates (under its `update.path`) names an
+  ImagePolicy that automation applies: image-automation-controller lists the ImagePolicies
+  of the automation's own namespace (those its `policySelector` selects) in the automation's
+  cluster and sets only the fields whose markers name one of them, so a marker naming a
+  policy the repository does not declare ("did you mean"), one in another namespace, one only
+  clusters without that automation have, or one the selector leaves out is never set: the
+  field keeps the image it has, and nothing says so. A marker without a `namespace:` names no
+  setter at all. At the marker's `#`. And an ImagePolicy's `imageRepositoryRef` names an
+  ImageRepository its cluster has (the namespace defaults to the policy's):
+  image-reflector-controller never selects an image for it otherwise, and no marker naming
+  it is set. A warning when something reviewbot cannot see may make the policy (as for
+  `dependency`); a file no automation of the repository updates, a repository without one,
+  a policy whose namespace its applier decides, and a name with a variable are not judged;
 - a Flux Kustomization's `postBuild.substituteFrom` entry (not `optional`) names a
   ConfigMap or Secret its own namespace has (`substitution`): kustomize-controller reads it
   there, and without it fails the build and applies nothing; judged where the repository
@@ -358,11 +373,14 @@ from reviewbot.model.dependencies import (
     IN_PART,
     PART_DOUBT,
     Id,
+    Marker,
     flux_unseen,
     flux_unseen_in,
     held_sources,
     in_part,
     unmet,
+    unmet_image_repositories,
+    unmet_markers,
     unmet_sources,
     unread_substitutions,
 )
@@ -462,7 +480,7 @@ SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error"
               "applied-by-script": "info", "not-applied": "info",
               "unset-variable": "warning", "patch-shifted": "warning", "hook-order": "error",
               "remote-floating": "warning", "crd-order": "warning",
-              "chart-floating": "warning"}
+              "chart-floating": "warning", "image-policy": "error"}
 BUILD_FAILED = "kustomize build failed: "
 # a build that runs kustomize plugins (``transformers``, ``generators``, ``validators``: a
 # builtin NamespaceTransformer from a folder, a KRM function), which reviewbot does not run
@@ -568,6 +586,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _substitutions(model)
     yield from _unset_variables(model)
     yield from _sources(model)
+    yield from _image_automation(model)
     yield from _unplaced(model)
     yield from _refused_documents(model, graph)
     yield from _references_unrewritten(model)
@@ -2657,6 +2676,86 @@ def _sources(model: Model) -> Iterator[Violation]:
                 f"cluster has (the reference's namespace defaults to {obj.namespace}), or "
                 "add it.")),
         )
+
+
+def _image_automation(model: Model) -> Iterator[Violation]:
+    """Image automation markers no ImageUpdateAutomation that updates their file applies
+    (:func:`reviewbot.model.dependencies.unmet_markers`), and ImagePolicies whose
+    ImageRepository their cluster lacks (:func:`~reviewbot.model.dependencies.
+    unmet_image_repositories`): either way image-automation-controller never sets the field,
+    and the cluster keeps running the image written there."""
+    markers = unmet_markers(model)
+    repositories = unmet_image_repositories(model)
+    if not markers and not repositories:
+        return
+    unseen = flux_unseen(model) or _part_doubt(model)
+    for m in markers:
+        yield _marker_violation(m, unseen)
+    for r in repositories:
+        obj, (namespace, name) = r.policy, r.wanted
+        where = ("the cluster does" if not model.cluster_entries or len(r.lacking) == len(
+            model.clusters.get(id(obj)) or ()) and len(r.lacking) == 1
+            else " and ".join(f"cluster {c}" for c in r.lacking) + (
+                " does" if len(r.lacking) == 1 else " do"))
+        yield Violation(
+            obj, ("spec", "imageRepositoryRef", "name"),
+            f"ImagePolicy {obj.namespace}/{obj.name} selects tags of ImageRepository "
+            f"{namespace}/{name}, which {where} not have: image-reflector-controller never "
+            "selects an image for it, so no image automation marker naming it is ever set"
+            + (f" (did you mean {r.near}?)" if r.near else ""),
+            kind="image-policy",
+            doubt=flux_unseen_in(model, list(r.lacking)) or _part_doubt(model),
+            fix=(f"Name the ImageRepository the policy selects from ({r.near}), or add it."
+                 if r.near else f"Add ImageRepository {namespace}/{name}, or name one the "
+                 "cluster has."),
+        )
+
+
+def _marker_violation(m: Marker, unseen: str | None) -> Violation:
+    """The finding of one image automation marker no automation applies."""
+    names = ", ".join(f"{a.namespace}/{a.name}" for a in m.automations)
+    one = len(m.automations) == 1
+    who = (f"ImageUpdateAutomation {names} updates" if one
+           else f"ImageUpdateAutomations {names} update")
+    key = f"image-policy {m.file} {m.setter}"
+    if m.policy is None:
+        return Violation(
+            None, (), f"{who} {m.file}, but its marker `{m.setter}` names no ImagePolicy "
+            "(a setter is `namespace:name`, with `:tag`, `:name` or `:digest`): "
+            "image-automation-controller never sets the field, which keeps the image it has",
+            kind="image-policy", file=m.file, line=m.line, column=m.column, key=key,
+            fix="Write the marker as `# {\"$imagepolicy\": \"NAMESPACE:POLICY\"}`.")
+    namespace, name = m.policy
+    policy = f"ImagePolicy {namespace}/{name}"
+    if m.why == "absent":
+        said = (f"{policy}, which the repository does not declare"
+                + (f" (did you mean {m.near}?)" if m.near else ""))
+        fix = (f"Name the policy {namespace}:{m.near} in the marker, or add {policy}."
+               if m.near else f"Add {policy} beside the automation, or name one it applies.")
+        doubt = unseen
+    elif m.why == "namespace":
+        spaces = sorted({a.namespace or "" for a in m.automations})
+        said = (f"{policy}, but {'it reads' if one else 'they read'} the ImagePolicies of "
+                f"{' and '.join(spaces)} only")
+        fix = (f"Move {policy} to {spaces[0]} and name it {spaces[0]}:{name} in the marker, "
+               f"or add an ImageUpdateAutomation in {namespace}.")
+        doubt = None
+    elif m.why == "unselected":
+        said = (f"{policy}, which {'its' if one else 'their'} spec.policySelector leaves "
+                "out")
+        fix = f"Label {policy} so that the automation's policySelector selects it."
+        doubt = None
+    else:  # "cluster"
+        clusters = " and ".join(f"cluster {c}" for c in m.where)
+        said = (f"{policy}, which only {clusters} {'has' if len(m.where) == 1 else 'have'}, "
+                f"and no ImageUpdateAutomation of {namespace} runs there")
+        fix = f"Add {policy} to the cluster whose automation updates {m.file}."
+        doubt = None
+    return Violation(
+        None, (), f"{who} {m.file}, but its marker `{m.setter}` names {said}: "
+        "image-automation-controller never sets the field, which keeps the image it has",
+        kind="image-policy", file=m.file, line=m.line, column=m.column, key=key, fix=fix,
+        doubt=doubt)
 
 
 def _elsewhere(part: bool, fix: str) -> str:

@@ -3789,3 +3789,158 @@ def test_a_chart_version_range_floats(tmp_path: Path, version: str | None,
         f"{said}: helm-controller installs the newest chart it admits at each "
         "reconciliation, so what the cluster receives changes upstream while this "
         "repository stays the same")])
+
+
+def test_an_image_automation_marker_no_automation_applies_is_never_set(tmp_path: Path) -> None:
+    """New-user trial sixty-six (D2): a marker `# {"$imagepolicy": "flux-system:shop-api"}`
+    whose ImagePolicy is `shop-apii`; image-automation-controller sets only the fields whose
+    marker names an ImagePolicy of the automation's namespace (selected by its
+    policySelector) in its cluster, and leaves the rest as written, silently (its
+    setters.go; hmcts-sds-flux-config checks the same with a script of its own). A marker
+    on a line of its own, in a block scalar, in a file the automation does not update, or
+    naming a variable, marks nothing judged."""
+    automation = """
+apiVersion: image.toolkit.fluxcd.io/v1
+kind: ImageUpdateAutomation
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 30m
+  sourceRef: {kind: GitRepository, name: flux-system}
+  git: {commit: {author: {name: flux, email: flux@example.com}}, push: {branch: main}}
+  policySelector: {matchLabels: {automated: "yes"}}
+  update: {path: ./apps, strategy: Setters}
+"""
+    policy = """---
+apiVersion: image.toolkit.fluxcd.io/v1
+kind: ImagePolicy
+metadata: {name: %s, namespace: %s, labels: {automated: "%s"}}
+spec:
+  imageRepositoryRef: {name: %s}
+  policy: {semver: {range: 1.x}}
+"""
+    repository = """---
+apiVersion: image.toolkit.fluxcd.io/v1
+kind: ImageRepository
+metadata: {name: shop, namespace: flux-system}
+spec: {image: ghcr.io/acme/shop, interval: 5m}
+"""
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": FLUX_APPS % "",
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources: [flux-system, ../../apps, "
+                                            "automation.yaml]\n",
+        "clusters/prod/automation.yaml": automation + repository
+        + policy % ("shop-api", "flux-system", "yes", "shop")
+        + policy % ("shop-web", "flux-system", "no", "shop")
+        + policy % ("shop-db", "flux-system", "yes", "shopp")
+        + policy % ("shop-jobs", "shop", "yes", "shop, namespace: flux-system"),
+        "apps/kustomization.yaml": "resources: [shop.yaml]\n",
+        "apps/shop.yaml": """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: shop, namespace: shop}
+spec:
+  selector: {matchLabels: {app: shop}}
+  template:
+    metadata: {labels: {app: shop}}
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/shop:1.0.0 # {"$imagepolicy": "flux-system:shop-api"}
+        - name: typo
+          image: ghcr.io/acme/shop:1.0.0 # {"$imagepolicy": "flux-system:shop-apii"}
+        - name: web
+          image: ghcr.io/acme/shop:1.0.0 # {"$imagepolicy": "flux-system:shop-web"}
+        - name: jobs
+          image: ghcr.io/acme/shop:1.0.0 # {"$imagepolicy": "shop:shop-jobs:tag"}
+        - name: bare
+          image: ghcr.io/acme/shop:1.0.0 #{"$imagepolicy":"shop-api"}
+        - name: variable
+          image: ghcr.io/acme/shop:1.0.0 # {"$imagepolicy": "flux-system:${APP}"}
+          # {"$imagepolicy": "flux-system:on-its-own-line"}
+          args:
+            - |
+              image: x # {"$imagepolicy": "flux-system:in-a-block-scalar"}
+""",
+        "clusters/prod/elsewhere.yaml": (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, namespace: shop}\n"
+            "data: {image: 'x:1'} # {\"$imagepolicy\": \"flux-system:not-updated\"}\n"),
+    })
+    got = [(f.file, f.line, f.severity, f.message) for f in lint(tmp_path).findings
+           if f.kind == "image-policy"]
+    tail = ": image-automation-controller never sets the field, which keeps the image it has"
+    who = "ImageUpdateAutomation flux-system/apps updates apps/shop.yaml, but its marker"
+    assert got == [
+        ("apps/shop.yaml", 13, "error",
+         f"{who} `flux-system:shop-apii` names ImagePolicy flux-system/shop-apii, which the "
+         f"repository does not declare (did you mean shop-api?){tail}"),
+        ("apps/shop.yaml", 15, "error",
+         f"{who} `flux-system:shop-web` names ImagePolicy flux-system/shop-web, which its "
+         f"spec.policySelector leaves out{tail}"),
+        ("apps/shop.yaml", 17, "error",
+         f"{who} `shop:shop-jobs:tag` names ImagePolicy shop/shop-jobs, but it reads the "
+         f"ImagePolicies of flux-system only{tail}"),
+        ("apps/shop.yaml", 19, "error",
+         f"{who} `shop-api` names no ImagePolicy (a setter is `namespace:name`, with `:tag`, "
+         "`:name` or `:digest`): image-automation-controller never sets the field, which "
+         "keeps the image it has"),
+        ("clusters/prod/automation.yaml", 34, "error",
+         "ImagePolicy flux-system/shop-db selects tags of ImageRepository flux-system/shopp, "
+         "which the cluster does not have: image-reflector-controller never selects an "
+         "image for it, so no image automation marker naming it is ever set (did you mean "
+         "shop?)"),
+    ]
+    finding = next(f for f in lint(tmp_path).findings if f.line == 13)
+    assert (finding.column, finding.fix) == (
+        42, "Name the policy flux-system:shop-api in the marker, or add ImagePolicy "
+            "flux-system/shop-apii.")
+
+
+def test_a_marker_whose_policy_only_another_cluster_has_is_never_set(tmp_path: Path) -> None:
+    """The automation lists the ImagePolicies of its own cluster: a marker in a file that
+    cluster a's automation updates, naming a policy only cluster b holds (where no
+    automation runs), is never set. hmcts-sds-flux-config's shape, the automation and
+    every policy in one cluster (ptl) while the others apply the files, is quiet."""
+    files: dict[str, str] = {}
+    for c in ("a", "b"):
+        files[f"clusters/{c}/flux-system/gotk-sync.yaml"] = (
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {interval: 1m, url: https://github.com/acme/fleet, ref: {branch: main}}\n"
+            "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            f"spec: {{interval: 10m, path: ./clusters/{c}, prune: true, "
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n")
+    files["clusters/a/automation.yaml"] = (
+        "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\n"
+        "metadata: {name: fleet, namespace: flux-system}\n"
+        "spec: {interval: 5m, sourceRef: {kind: GitRepository, name: flux-system}, "
+        "update: {strategy: Setters}}\n"
+        "---\napiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\n"
+        "metadata: {name: web, namespace: flux-system}\n"
+        "spec: {image: ghcr.io/acme/web, interval: 5m}\n"
+        "---\napiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\n"
+        "metadata: {name: web, namespace: flux-system}\n"
+        "spec: {imageRepositoryRef: {name: web}, policy: {semver: {range: 1.x}}}\n")
+    files["clusters/b/policy.yaml"] = (
+        "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\n"
+        "metadata: {name: api, namespace: flux-system}\n"
+        "spec: {image: ghcr.io/acme/api, interval: 5m}\n"
+        "---\napiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\n"
+        "metadata: {name: api, namespace: flux-system}\n"
+        "spec: {imageRepositoryRef: {name: api}, policy: {semver: {range: 1.x}}}\n")
+    files["clusters/b/apps.yaml"] = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: apps, namespace: default}\nspec:\n"
+        "  containers:\n"
+        "    - {name: web, image: 'ghcr.io/acme/web:1.0'} # {\"$imagepolicy\": \"flux-system:web\"}\n"
+        "    - name: api\n"
+        "      image: ghcr.io/acme/api:1.0 # {\"$imagepolicy\": \"flux-system:api\"}\n")
+    write(tmp_path, files)
+    got = [(f.file, f.line, f.severity, f.message) for f in lint(tmp_path).findings
+           if f.kind == "image-policy"]
+    assert got == [(
+        "clusters/b/apps.yaml", 8, "error",
+        "ImageUpdateAutomation flux-system/fleet updates clusters/b/apps.yaml, but its marker "
+        "`flux-system:api` names ImagePolicy flux-system/api, which only cluster clusters/b "
+        "has, and no ImageUpdateAutomation of flux-system runs there: "
+        "image-automation-controller never sets the field, which keeps the image it has")]

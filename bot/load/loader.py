@@ -33,7 +33,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from sys import intern
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, TypeVar
 
 # PyYAML's pure reader (yaml.reader, imported with the package; the C parser reads here)
 # compiles its NON_PRINTABLE class at import: a class over 1.1 million code points that the
@@ -1910,16 +1910,19 @@ def key_text(value: Any) -> str:
 
 # ---------------------------------------------------------------- suppression comments
 
+C = TypeVar("C")  # what a comment found by line holds
+
 # ``# reviewbot: ignore[rule-a,rule-b] reason``; without a list (or with ``[]``) it names no
 # rule, which the unused-suppression rule reports rather than ignoring it silently.
 _IGNORE = re.compile(r"#\s*reviewbot:\s*ignore(?![\w-])(?:\[([^\]]*)\])?\s*(.*)$")
 
 
-def _real_comments(
-    text: str, found: dict[int, tuple[tuple[str, ...], str, int]], pure: bool
-) -> dict[int, tuple[tuple[str, ...], str, int]]:
-    """The suppression comments of ``found`` that YAML reads as comments: one inside a block
-    or quoted scalar (a Secret's value) is text, never a suppression (nor echoed as one)."""
+def _real_comments(text: str, found: dict[int, C], pure: bool,
+                   column: Callable[[C], int] = lambda entry: entry[2]  # type: ignore[index]
+                   ) -> dict[int, C]:
+    """The comments of ``found`` (by line; ``column`` of an entry: where its ``#`` is) that
+    YAML reads as comments: one inside a block or quoted scalar (a Secret's value) is text,
+    never a suppression or a marker (nor echoed as one)."""
     inside: list[tuple[int, int, int, int]] = []  # scalar start (line, col), end (line, col)
     # the parsers the documents came from: PyYAML's libyaml, ruamel's C parser where it
     # refuses the text; the scalars before an error are known, the text after it is not:
@@ -1963,7 +1966,7 @@ def _real_comments(
         return any((first, first_col) < (line, col) < (last, last_col)
                    for first, first_col, last, last_col in inside)
 
-    return {line: entry for line, entry in found.items() if not in_scalar(line, entry[2])
+    return {line: entry for line, entry in found.items() if not in_scalar(line, column(entry))
             and (reached is None or line <= reached)}
 
 
@@ -1978,6 +1981,30 @@ def _ignore_comments(text: str) -> dict[int, tuple[tuple[str, ...], str, int]]:
             rules = tuple(r.strip() for r in listed.split(",") if r.strip())
             found[number] = (rules, match.group(2).strip(), match.start() + 1)
     return found
+
+
+# ---------------------------------------------------------------- image automation markers
+
+#: Flux image automation's marker of a field it updates, in the comment after the field's value
+#: (``image: app:1.0 # {"$imagepolicy": "flux-system:app"}``): kyaml reads a value's line
+#: comment as JSON and takes the setter ``$imagepolicy`` names, ``namespace:name`` with an
+#: optional ``:tag``, ``:name`` or ``:digest`` (image-automation-controller's setters.go)
+_SETTER = re.compile(r'\S[^#\n]*?\s#\s*\{\s*"\$imagepolicy"\s*:\s*"([^"\\]*)"\s*\}\s*$')
+
+
+def setter_comments(file: LoadedFile) -> dict[int, tuple[str, int]]:
+    """The image automation markers of ``file``: line -> (the setter it names, the column of
+    its ``#``). A marker is a comment after a value on its line, as kyaml reads one (a
+    comment on a line of its own, or the text of a quoted or block scalar, marks nothing)."""
+    if b"$imagepolicy" not in file.data or file.skipped:
+        return {}
+    text = file.text
+    found: dict[int, tuple[str, int]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if "$imagepolicy" in line and (match := _SETTER.search(line)) is not None:
+            found[number] = (match.group(1), line.rindex("#", 0, match.start(1)) + 1)
+    return _real_comments(text, found, file.pure, column=lambda entry: entry[1]) if found \
+        else found
 
 
 # ---------------------------------------------------------------- round trip (writing a file)

@@ -9,6 +9,7 @@ checkDependencies)."""
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -16,6 +17,8 @@ from typing import TypeVar
 from reviewbot.model.objects import DEFAULT_CLUSTER, KObject, Model, model_graph
 from reviewbot.model.reach import FLUX_DEPENDING, Reach, root_made, scripted_clusters
 from reviewbot.model.resource import templates_declaring
+from reviewbot.model.selectors import Selector
+from reviewbot.words import closest
 
 Id = tuple[str, str, str]  # (kind, namespace, name)
 T = TypeVar("T")
@@ -403,3 +406,167 @@ def waiting(model: Model) -> Iterator[tuple[KObject, str]]:
                     + (f"(only {' and '.join(read.elsewhere)} "
                        f"{'has' if len(read.elsewhere) == 1 else 'have'} it)" if read.lacking
                        else f"(the repository declares it in {', '.join(read.elsewhere)})"))
+
+
+# ---------------------------------------------------------------- Flux image automation
+
+IMAGE_GROUP = "image.toolkit.fluxcd.io"
+
+
+@dataclass(frozen=True)
+class Marker:
+    """An image automation marker (``# {"$imagepolicy": "ns:name"}`` after a field's value,
+    at ``line``/``column`` of ``file``) that no ImageUpdateAutomation updating the file can
+    apply, and ``why`` (:func:`unmet_markers`): the field stays as written."""
+
+    file: str
+    line: int
+    column: int
+    setter: str  # as written: ``namespace:name``, with ``:tag``, ``:name`` or ``:digest``
+    policy: tuple[str, str] | None  # (namespace, name) it names; None: it names none
+    why: str  # "absent" | "namespace" | "cluster" | "unselected" | "malformed"
+    automations: tuple[KObject, ...]  # the automations that update the file
+    near: str | None = None  # an ImagePolicy name of its namespace close to the one named
+    where: tuple[str, ...] = ()  # "cluster": the clusters that hold the policy
+
+
+def unmet_markers(model: Model) -> list[Marker]:
+    """Every image automation marker of the repository's files that no ImageUpdateAutomation
+    applies, though one updates the file (image-automation-controller's Setters strategy:
+    an automation lists the ImagePolicies of its own namespace, those its
+    ``policySelector`` selects, and sets each field whose marker names one of them,
+    ``namespace:name``, in the files under its ``update.path``, the repository's top by
+    default; a marker naming any other is left alone). A file no automation of the
+    repository updates, or a repository with none, is not judged (an automation elsewhere
+    may update it). Made once per model."""
+    return _once(model, "unmet-markers", _unmet_markers)
+
+
+def _unmet_markers(model: Model) -> list[Marker]:
+    from reviewbot.load.loader import setter_comments
+
+    automations = [o for o in model.objects if o.kind == "ImageUpdateAutomation"
+                   and o.group == IMAGE_GROUP and isinstance(o.get(("spec", "update")), dict)]
+    if not automations:
+        return []
+    held: dict[str, dict[tuple[str, str], list[KObject]]] = {}  # cluster -> policies
+    names: dict[str, set[str]] = {}  # namespace -> the names of its ImagePolicies, anywhere
+    loose: set[str] = set()  # names of ImagePolicies whose namespace their applier decides
+    for obj in model.objects:
+        if obj.kind == "ImagePolicy" and obj.group == IMAGE_GROUP:
+            if not obj.namespace:
+                loose.add(obj.name)
+            names.setdefault(obj.namespace or "", set()).add(obj.name)
+            for cluster in _clusters_of(model, obj):
+                held.setdefault(cluster, {}).setdefault((obj.namespace or "", obj.name),
+                                                        []).append(obj)
+    out: list[Marker] = []
+    for path in sorted(model.files):
+        found = setter_comments(model.files[path])
+        if not found:
+            continue
+        updating = tuple(a for a in automations if _updates(a, path))
+        if not updating:
+            continue
+        for line, (setter, column) in sorted(found.items()):
+            parts = setter.split(":")
+            if len(parts) not in (2, 3) or not all(parts[:2]) or (
+                    len(parts) == 3 and parts[2] not in ("tag", "name", "digest")):
+                out.append(Marker(path, line, column, setter, None, "malformed", updating))
+                continue
+            wanted = (parts[0], parts[1])
+            if "${" in setter or wanted[1] in loose:
+                continue  # (a variable; a policy whose applier decides its namespace)
+            why = _unapplied(model, wanted, updating, held)
+            if why is None:
+                continue
+            where = tuple(sorted(c for c, policies in held.items() if wanted in policies))
+            near = closest(wanted[1], names.get(wanted[0], ())) if why == "absent" else None
+            out.append(Marker(path, line, column, setter, wanted, why, updating, near,
+                              where if why == "cluster" else ()))
+    return out
+
+
+def _clusters_of(model: Model, obj: KObject) -> frozenset[str] | tuple[str]:
+    return model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,)
+
+
+def _updates(automation: KObject, path: str) -> bool:
+    """Whether ``automation`` updates the file ``path`` (relative to the repository's top):
+    it is under the automation's ``update.path``."""
+    folder = automation.get(("spec", "update", "path"))
+    if folder is None:
+        folder = ""
+    if not isinstance(folder, str) or "${" in folder:
+        return False
+    folder = posixpath.normpath(folder.strip().lstrip("/")) if folder.strip() else "."
+    return folder == "." or path == folder or path.startswith(folder + "/")
+
+
+def _unapplied(model: Model, wanted: tuple[str, str], updating: Sequence[KObject],
+               held: dict[str, dict[tuple[str, str], list[KObject]]]) -> str | None:
+    """Why none of ``updating`` applies the ImagePolicy ``wanted`` (None: one does)."""
+    own = [a for a in updating if a.namespace == wanted[0]]
+    if not own:
+        return "namespace" if any(wanted in p for p in held.values()) else "absent"
+    unselected = False
+    for automation in own:
+        raw = automation.get(("spec", "policySelector"))
+        selector = Selector.parse(raw) if isinstance(raw, dict) else None
+        for cluster in _clusters_of(model, automation):
+            for policy in held.get(cluster, {}).get(wanted, ()):
+                if selector is None or selector.matches(policy.labels):
+                    return None
+                unselected = True
+    if unselected:
+        return "unselected"
+    return "cluster" if any(wanted in p for p in held.values()) else "absent"
+
+
+@dataclass(frozen=True)
+class UnmetRepository:
+    """``policy``'s ``spec.imageRepositoryRef`` names ``wanted`` (namespace, name), which the
+    ``lacking`` clusters of the policy do not have."""
+
+    policy: KObject
+    wanted: tuple[str, str]
+    lacking: tuple[str, ...]
+    near: str | None
+
+
+def unmet_image_repositories(model: Model) -> list[UnmetRepository]:
+    """Every ImagePolicy whose ``imageRepositoryRef`` (its namespace defaults to the
+    policy's) names an ImageRepository a cluster of the policy does not have:
+    image-reflector-controller never selects an image for it, so no marker naming it is
+    ever set. A name with a variable, or a policy without a namespace, is not judged.
+    Made once per model."""
+    return _once(model, "unmet-image-repositories", _unmet_image_repositories)
+
+
+def _unmet_image_repositories(model: Model) -> list[UnmetRepository]:
+    policies = [o for o in model.objects if o.kind == "ImagePolicy" and o.group == IMAGE_GROUP]
+    if not policies:
+        return []
+    held: dict[str, set[Id]] = {}
+    for obj in model.objects:
+        if obj.kind == "ImageRepository" and obj.group == IMAGE_GROUP:
+            for cluster in _clusters_of(model, obj):
+                held.setdefault(cluster, set()).add((obj.kind, obj.namespace or "", obj.name))
+    _share_scripted(held, model.derived.get("reach"))
+    out: list[UnmetRepository] = []
+    for obj in policies:
+        ref = obj.get(("spec", "imageRepositoryRef"))
+        if not isinstance(ref, dict) or not obj.namespace:
+            continue
+        name, namespace = ref.get("name"), ref.get("namespace") or obj.namespace
+        if not isinstance(name, str) or not name or "${" in name or not isinstance(
+                namespace, str) or "${" in namespace:
+            continue
+        clusters = sorted(_clusters_of(model, obj))
+        lacking = tuple(c for c in clusters
+                        if ("ImageRepository", namespace, name) not in held.get(c, ()))
+        if lacking:
+            near = closest(name, sorted({n for kind, ns, n in held.get(lacking[0], ())
+                                         if ns == namespace}))
+            out.append(UnmetRepository(obj, (namespace, name), lacking, near))
+    return out
