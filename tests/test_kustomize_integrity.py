@@ -3932,7 +3932,8 @@ def test_a_marker_whose_policy_only_another_cluster_has_is_never_set(tmp_path: P
     files["clusters/b/apps.yaml"] = (
         "apiVersion: v1\nkind: Pod\nmetadata: {name: apps, namespace: default}\nspec:\n"
         "  containers:\n"
-        "    - {name: web, image: 'ghcr.io/acme/web:1.0'} # {\"$imagepolicy\": \"flux-system:web\"}\n"
+        "    - {name: web, image: 'ghcr.io/acme/web:1.0'} "
+        "# {\"$imagepolicy\": \"flux-system:web\"}\n"
         "    - name: api\n"
         "      image: ghcr.io/acme/api:1.0 # {\"$imagepolicy\": \"flux-system:api\"}\n")
     write(tmp_path, files)

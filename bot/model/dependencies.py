@@ -17,7 +17,6 @@ from typing import TypeVar
 from reviewbot.model.objects import DEFAULT_CLUSTER, KObject, Model, model_graph
 from reviewbot.model.reach import FLUX_DEPENDING, Reach, root_made, scripted_clusters
 from reviewbot.model.resource import templates_declaring
-from reviewbot.model.selectors import Selector
 from reviewbot.words import closest
 
 Id = tuple[str, str, str]  # (kind, namespace, name)
@@ -506,6 +505,8 @@ def _updates(automation: KObject, path: str) -> bool:
 def _unapplied(model: Model, wanted: tuple[str, str], updating: Sequence[KObject],
                held: dict[str, dict[tuple[str, str], list[KObject]]]) -> str | None:
     """Why none of ``updating`` applies the ImagePolicy ``wanted`` (None: one does)."""
+    from reviewbot.model.selectors import Selector  # (a repository with automations only)
+
     own = [a for a in updating if a.namespace == wanted[0]]
     if not own:
         return "namespace" if any(wanted in p for p in held.values()) else "absent"
