@@ -27,7 +27,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   warning where a `.sourceignore` or a GitRepository's `spec.ignore` may leave it out.
   Remote entries (URLs,
   `github.com/...?ref=`) are not fetched;
-  entries outside the linted tree are not judged (`missing`, error). kustomize then
+  entries outside the linted tree are not judged (`missing`, error; where no file of a
+  close name is there and the folder holds one manifest the kustomization does not list,
+  the fix names it: a file renamed and its entry left). kustomize then
   refuses the whole build, so the message says nothing of it is applied and names the Flux
   Kustomization or Argo CD Application that applies it (an ApplicationSet's: the
   Applications it generates for that build), which applies and prunes nothing until the
@@ -172,7 +174,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   source it does not follow, a template the repository's scripts fill and apply with
   `kubectl apply -f -`), unless the repository declares it in a file no root applies; what
   the repository's scripts apply with kubectl is in every cluster (a script reaches the
-  one it is run against); a name with a variable is not judged;
+  one it is run against); a name with a variable is not judged. In a review, an entry
+  naming what the change renames (the one new name of its kind and namespace in its file)
+  says so, and the fix names the new name;
 - a HelmRelease's chart source (`spec.chartRef`, `spec.chart.spec.sourceRef`: an
   OCIRepository or a HelmRepository) names one its cluster has (`source`): helm-controller
   cannot fetch the chart without it, so it never installs or upgrades the release ("did you
@@ -367,6 +371,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from reviewbot.engine.findings import Edit, Violation
+from reviewbot.load.loader import kustomization_name
 from reviewbot.load.paths import dig, format_path
 from reviewbot.model.ci import unapplied_by_ci
 from reviewbot.model.dependencies import (
@@ -740,13 +745,35 @@ def _check_entries(
             near = near_path(text, target, [p for p in (
                 *dirs, *(() if entry.field == "components" else files)) if p not in listed]
                 + ([posixpath.dirname(target)] if posixpath.dirname(target) else []))
+            renamed = "" if near or entry.field == "components" else _lone_unlisted(
+                posixpath.dirname(target), files, listed, graph)
         yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} {gone}; {refused}",
                   "missing", text, drop, fix=(
                       f"Point the entry at {near!r}, the "
                       f"{'folder' if index.is_dir(join(k.directory, near)) else 'file'} of a "
                       "close name, or add the missing file." if near else
+                      f"Point the entry at {_relative(renamed, k.directory)!r}, the one "
+                      "manifest of its folder the kustomization does not list (renamed?), add "
+                      "the missing file, or remove the entry." if renamed else
                       "Correct the path, add the missing file, or remove the entry if the "
                       "file was deleted on purpose."))
+
+
+def _lone_unlisted(folder: str, files: Iterable[str], listed: Collection[str],
+                   graph: Graph) -> str:
+    """The one file of ``folder`` holding Kubernetes objects that the kustomization does
+    not list (``listed``), or "": where an entry names a file that is gone, the file it was
+    renamed to, most likely (new-user trial sixty-six W2: `web.yaml` moved to
+    `deployment.yaml`, and the fix said only "correct the path")."""
+    found = [f for f in files if f not in listed and posixpath.dirname(f) == folder
+             and not kustomization_name(f) and f.endswith((".yaml", ".yml"))
+             and any(is_object(r.body) for r in graph.objects_of(f))]
+    return found[0] if len(found) == 1 else ""
+
+
+def _relative(path: str, folder: str) -> str:
+    """``path`` as an entry of a kustomization in ``folder`` writes it."""
+    return posixpath.relpath(path, folder or ".")
 
 
 def _symlink(model: Model, target: str) -> str | None:
@@ -2245,6 +2272,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     yield from _patches_dropped(base, head)
     yield from _images_dropped(base, head)
     yield from _generators_emptied(base, head)
+    yield from _dependencies_renamed(base, head)
     graph = model_graph(head)
     index = TreeIndex(head.tree.paths, graph, head.tree.outside)
     # (object, field, path, source) of each path naming no folder, check_set silent on it
@@ -2481,6 +2509,38 @@ def _dependencies(model: Model) -> Iterator[Violation]:
                 + ", or remove the entry."),  # (an entry writing its namespace: new-user trial
             # forty-three's "defaults to default" beside `namespace: database`)
         )
+
+
+def _dependencies_renamed(base: Model, head: Model) -> Iterator[Violation]:
+    """``dependency``, in a review: a ``spec.dependsOn`` entry naming a Kustomization
+    (HelmRelease) the change renames (the one new name of its kind and namespace in its
+    file): the finding names the new name, which the fix writes (new-user trial sixty-six
+    W3: `apps-db` renamed `database`, "name a Kustomization the cluster has"). It tells the
+    head's own finding of the entry, which the review then drops."""
+    entries, _ = unmet(head)
+    for found in entries:
+        obj, i, (kind, namespace, name) = found.dependent, found.index, found.wanted
+        was = next((o for o in base.objects if o.kind == kind and o.name == name
+                    and (o.namespace or "") == namespace), None)
+        if was is None:
+            continue
+        now = _renamed_as(was, base, head)
+        if now is None or now.group != was.group:
+            continue
+        does = ("kustomize-controller never applies it" if obj.kind == "Kustomization"
+                else "helm-controller never installs or upgrades it")
+        yield Violation(
+            obj, ("spec", "dependsOn", i, "name"),
+            f"{obj.kind} {obj.namespace}/{obj.name} depends on {kind} {namespace}/{name}, "
+            f"which this change renames to {now.name}, so {does}: it waits for a dependency "
+            "that is not there",
+            kind="dependency",
+            fix=f"Name {now.name} in the entry, the {kind}'s new name.",
+            others=(Violation(now, ("metadata", "name"), f"{kind} {namespace}/{name} is "
+                              f"renamed to {now.name} here, and {obj.kind} "
+                              f"{obj.namespace}/{obj.name} still depends on {name}, so "
+                              f"{does}", fix=f"Name {now.name} in the dependsOn entry of "
+                              f"{obj.kind} {obj.namespace}/{obj.name}.", kind="dependency"),))
 
 
 def _entry_namespace(obj: KObject, i: int) -> bool:

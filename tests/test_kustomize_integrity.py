@@ -3945,3 +3945,86 @@ def test_a_marker_whose_policy_only_another_cluster_has_is_never_set(tmp_path: P
         "`flux-system:api` names ImagePolicy flux-system/api, which only cluster clusters/b "
         "has, and no ImageUpdateAutomation of flux-system runs there: "
         "image-automation-controller never sets the field, which keeps the image it has")]
+
+
+def test_a_missing_entry_s_fix_names_the_one_manifest_its_folder_does_not_list(
+        tmp_path: Path) -> None:
+    """New-user trial sixty-six (W2): a pull request renamed `web.yaml` to `deployment.yaml`
+    and left the entry; the fix said only "correct the path". The one manifest of the
+    folder that the kustomization does not list is most likely it; with two, or none,
+    nothing is guessed."""
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: a}\n"
+    write(tmp_path, {
+        "one/kustomization.yaml": "resources:\n  - web.yaml\n  - svc.yaml\n",
+        "one/deployment.yaml": cm % "web",
+        "one/svc.yaml": cm % "svc",
+        "one/values.yaml": "replicas: 2\n",  # (no object: not a manifest)
+        "two/kustomization.yaml": "resources:\n  - web.yaml\n",
+        "two/alpha.yaml": cm % "alpha",
+        "two/gamma.yaml": cm % "gamma",
+    })
+    fixes = {f.file: f.fix for f in lint(tmp_path).findings if f.kind == "missing"}
+    assert fixes == {
+        "one/kustomization.yaml": "Point the entry at 'deployment.yaml', the one manifest of "
+                                  "its folder the kustomization does not list (renamed?), "
+                                  "add the missing file, or remove the entry.",
+        "two/kustomization.yaml": "Correct the path, add the missing file, or remove the "
+                                  "entry if the file was deleted on purpose."}
+
+
+def test_a_dependency_the_change_renames_is_named_with_its_new_name(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial sixty-six (W3): the change renames Kustomization `apps-db` to
+    `database`; `apps-web` still depends on `apps-db`. The review said "depends on ...
+    apps-db, which the cluster does not have" and "Name a Kustomization the cluster has":
+    now the one finding names the rename and the fix its new name. Removed instead of
+    renamed, the head's own finding stays."""
+    apps = """apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps-db, namespace: flux-system}
+spec: {interval: 1h, prune: true, path: ./apps/db,
+       sourceRef: {kind: GitRepository, name: flux-system}}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps-web, namespace: flux-system}
+spec:
+  interval: 1h
+  prune: true
+  path: ./apps/web
+  sourceRef: {kind: GitRepository, name: flux-system}
+  dependsOn:
+    - name: apps-db
+"""
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: default}\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": FLUX_APPS % "",
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources: [flux-system, apps.yaml]\n",
+        "clusters/prod/apps.yaml": apps,
+        "apps/db/kustomization.yaml": "resources: [cm.yaml]\n", "apps/db/cm.yaml": cm % "db",
+        "apps/web/kustomization.yaml": "resources: [cm.yaml]\n",
+        "apps/web/cm.yaml": cm % "web",
+    })
+
+    def review(head: str) -> list[tuple[str, int, str, str]]:
+        code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                                  head, "--platform", "none", "--format", "json", "--rule",
+                                  "kustomize-integrity"], capsys)
+        assert code in (0, 1), err
+        return [(f["file"], f["line"], f["message"], f["fix"])
+                for f in json.loads(out)["findings"] if " depends on " in f["message"]]
+
+    renamed = repo.commit({"clusters/prod/apps.yaml": apps.replace(
+        "name: apps-db, namespace", "name: database, namespace")})
+    assert review(renamed) == [(
+        "clusters/prod/apps.yaml", 16,
+        "Kustomization flux-system/apps-web depends on Kustomization flux-system/apps-db, "
+        "which this change renames to database, so kustomize-controller never applies it: it "
+        "waits for a dependency that is not there",
+        "Name database in the entry, the Kustomization's new name.")]
+    repo.git("checkout", "-q", base)
+    removed = repo.commit({"clusters/prod/apps.yaml": apps.split("---\n")[1]})
+    assert [f[2].split(", which ")[1].split(", so ")[0] for f in review(removed)] == [
+        "the cluster does not have"]
