@@ -116,6 +116,14 @@ reviewbot checks every `kustomization.yaml` in the tree:
   wave -1 reading the ConfigMap of wave 0) is `hook-order` too, a warning: Argo CD waits for
   the hook before the later wave, so at the first sync its pods do not start and the sync
   never creates what they read, unless the cluster holds it from an earlier sync;
+- a Namespace an Argo CD Application applies in a later sync wave than objects it applies
+  in that namespace, or a CustomResourceDefinition in a later wave than custom resources
+  of its kind (`wave-order`, a warning, at the Namespace's or CRD's sync-wave): Argo CD
+  orders a sync by phase, wave, then kind (Namespaces and CRDs first only within a wave),
+  so at the first sync the earlier wave's apply finds no namespace (no kind) and the sync
+  stops before the wave that would create it, unless the cluster holds it from an earlier
+  sync. Not where the Application syncs with `CreateNamespace=true` into that namespace, or
+  the repository creates the Namespace elsewhere too;
 - a YAML manifest (a file with Kubernetes objects) in a kustomization's folder that no
   kustomization references is reported (`unreachable`, warning: it will never be applied;
   in a review, one the pull request causes by removing its entry is placed on the line that
@@ -485,7 +493,8 @@ SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error"
               "applied-by-script": "info", "not-applied": "info",
               "unset-variable": "warning", "patch-shifted": "warning", "hook-order": "error",
               "remote-floating": "warning", "crd-order": "warning",
-              "chart-floating": "warning", "image-policy": "error"}
+              "chart-floating": "warning", "image-policy": "error",
+              "wave-order": "error"}
 BUILD_FAILED = "kustomize build failed: "
 # a build that runs kustomize plugins (``transformers``, ``generators``, ``validators``: a
 # builtin NamespaceTransformer from a folder, a KRM function), which reviewbot does not run
@@ -597,6 +606,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _references_unrewritten(model)
     yield from _hooks_before_generated(model)
     yield from _hooks_before_waves(model)
+    yield from _waves_before_their_namespace(model)
     yield from _crds_of_own_releases(model)
     yield from _floating_charts(model)
     yield from _build_failures(model, graph, missing_in | duplicate_in | unmatched_in)
@@ -1105,6 +1115,90 @@ def _hooks_before_waves(model: Model) -> Iterator[Violation]:
                      f"(argocd.argoproj.io/sync-wave: \"{mine[1] - 1}\""
                      + (", and the hook's phase" if theirs[0] != mine[0] else "")
                      + "), or give the hook its values another way."))
+
+
+def _waves_before_their_namespace(model: Model) -> Iterator[Violation]:
+    """``wave-order`` (a warning: the cluster may hold it from an earlier sync), at the sync
+    wave of a Namespace (a CustomResourceDefinition) an Argo CD Application applies in a
+    later sync wave than objects it applies in that namespace (of that kind). Argo CD orders
+    a sync by phase, then wave, then kind (Namespaces and CRDs first within a wave), and
+    applies a wave only once the ones before are in sync and healthy: at the first sync the
+    earlier wave's objects find no namespace (no kind), their apply fails, and the sync stops
+    before the wave that would create it (new-user trial sixty-five pr11: a Namespace of
+    wave 1, its Deployment of wave 0). Not where the Application syncs with
+    ``CreateNamespace=true`` into that namespace, nor where anything else the repository
+    applies creates it too."""
+    later = [o for o in model.objects if o.group in ("", "apiextensions.k8s.io") and o.kind in (
+        "Namespace", "CustomResourceDefinition") and ARGO_WAVE in o.annotations
+        and o.file not in model.unapplied]
+    if not later:
+        return
+    for first in later:
+        mine = _sync_order(first.annotations)
+        if mine is None or mine[0] != _PHASES.index("Sync"):
+            continue
+        appliers = [m.applier for m in makers(model, first) if m.applier is not None]
+        if not appliers or len(appliers) < len(makers(model, first)) or not all(
+                a.group == ARGO_GROUP and a.kind in ("Application", "ApplicationSet")
+                for a in appliers):
+            continue
+        if first.kind == "Namespace":
+            if _created_otherwise(model, first, appliers):
+                continue
+            inside = [o for o in model.objects if o.namespace == first.name
+                      and o.kind != "Namespace"]
+            what = f"Namespace {first.name}"
+            needs = f"no namespace {first.name}"
+        else:
+            group, kind = first.get(("spec", "group")), first.get(("spec", "names", "kind"))
+            if not isinstance(group, str) or not isinstance(kind, str):
+                continue
+            inside = [o for o in model.objects if o.kind == kind and o.group == group]
+            what = f"CustomResourceDefinition {first.name}"
+            needs = f"no kind {kind} ({group})"
+        ids = {id(a) for a in appliers}
+        earlier = []
+        for obj in inside:
+            theirs = _sync_order(obj.annotations)
+            if theirs is None or theirs >= mine or obj.file in model.unapplied:
+                continue
+            if any(m.applier is not None and id(m.applier) in ids
+                   for m in makers(model, obj)):
+                earlier.append((theirs, obj))
+        if not earlier:
+            continue
+        earlier.sort(key=lambda e: (e[0], e[1].ref))
+        (phase, wave), obj = earlier[0]
+        more = f" and {len(earlier) - 1} more" if len(earlier) > 1 else ""
+        step = f"sync wave {wave}" if phase == mine[0] else f"the {_PHASES[phase]} phase"
+        yield Violation(
+            first, ("metadata", "annotations", ARGO_WAVE),
+            f"{what} is in sync wave {mine[1]}, after {obj.kind} "
+            f"{obj.namespace + '/' if obj.namespace else ''}{obj.name}{more}, which "
+            f"{'its Application applies' if len(appliers) == 1 else 'its Applications apply'}"
+            f" in {step}: Argo CD applies wave by wave, so at the first sync "
+            f"{obj.kind} {obj.name}'s apply finds {needs} and the sync stops before the wave "
+            "that would create it",
+            kind="wave-order", key=f"{first.ref}:wave-order",
+            doubt=(f"whether the cluster already holds {what} from an earlier sync (then only "
+                   "a new cluster's first sync stops)"),
+            fix=(f"Give {what} a sync wave before its objects' (argocd.argoproj.io/sync-wave: "
+                 f"\"{wave - 1}\"), or remove its sync-wave annotation."))
+
+
+def _created_otherwise(model: Model, namespace: KObject, appliers: Sequence[KObject]) -> bool:
+    """Whether namespace ``namespace`` exists before its Applications' sync reaches its wave
+    by another way: an Application of them syncs with ``CreateNamespace=true`` into it, or
+    another object the repository applies creates it."""
+    name = namespace.name
+    for a in appliers:
+        spec = ("spec", "template", "spec") if a.kind == "ApplicationSet" else ("spec",)
+        if a.get((*spec, "destination", "namespace")) == name and any(
+                str(o).replace(" ", "") == "CreateNamespace=true"
+                for o in items(a.get((*spec, "syncPolicy", "syncOptions")))):
+            return True
+    return any(o is not namespace and o.kind == "Namespace" and o.group == "" and o.name == name
+               and o.file not in model.unapplied for o in model.objects)
 
 
 # a semver constraint that admits more than one version (Masterminds/semver, which Helm and

@@ -4028,3 +4028,67 @@ spec:
     removed = repo.commit({"clusters/prod/apps.yaml": apps.split("---\n")[1]})
     assert [f[2].split(", which ")[1].split(", so ")[0] for f in review(removed)] == [
         "the cluster does not have"]
+
+
+@pytest.mark.parametrize(("namespace_wave", "sync_options", "found"), [
+    ('"1"', "", True),  # the trial's: the Deployment (wave 0) before its Namespace (wave 1)
+    ('"-1"', "", False),  # the Namespace first
+    ('"0"', "", False),  # the same wave: Argo CD applies Namespaces first within it
+    ('"1"', "syncPolicy: {syncOptions: [CreateNamespace=true]}", False),
+])
+def test_a_namespace_of_a_later_wave_than_its_objects_stops_the_first_sync(
+        tmp_path: Path, namespace_wave: str, sync_options: str, found: bool) -> None:
+    """New-user trial sixty-five (pr11): a Namespace moved to sync wave 1, its Deployment in
+    wave 0: Argo CD orders a sync by phase, wave, then kind, so at the first sync the
+    Deployment's apply finds no namespace and the sync never reaches wave 1. A warning: the
+    cluster may hold the Namespace from an earlier sync. The same for a CRD of a later wave
+    than its custom resources."""
+    write(tmp_path, {
+        "root.yaml": f"""apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {{name: shop, namespace: argocd}}
+spec:
+  source: {{repoURL: https://example.com/x.git, path: app}}
+  destination: {{server: https://kubernetes.default.svc, namespace: shop}}
+  {sync_options}
+""",
+        "app/kustomization.yaml": "resources: [namespace.yaml, web.yaml, crd.yaml]\n",
+        "app/namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n"
+                              "  annotations: {argocd.argoproj.io/sync-wave: "
+                              f"{namespace_wave}}}\n",
+        "app/web.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: shop}\n"
+                        "data: {a: b}\n---\napiVersion: acme.io/v1\nkind: Widget\n"
+                        "metadata: {name: w, namespace: default}\nspec: {size: 1}\n",
+        "app/crd.yaml": """apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.acme.io
+  annotations: {argocd.argoproj.io/sync-wave: "2"}
+spec:
+  group: acme.io
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+""",
+    })
+    got = [(f.file, f.line, f.severity, f.message) for f in lint(tmp_path).findings
+           if f.kind == "wave-order"]
+    crd = ("app/crd.yaml", 5, "warning",
+           "CustomResourceDefinition widgets.acme.io is in sync wave 2, after Widget default/w, "
+           "which its Application applies in sync wave 0: Argo CD applies wave by wave, so at "
+           "the first sync Widget w's apply finds no kind Widget (acme.io) and the sync stops "
+           "before the wave that would create it. Not certain: reviewbot could not see whether "
+           "the cluster already holds CustomResourceDefinition widgets.acme.io from an earlier "
+           "sync (then only a new cluster's first sync stops).")
+    namespace = ("app/namespace.yaml", 5, "warning",
+                 "Namespace shop is in sync wave 1, after ConfigMap shop/web, which its "
+                 "Application applies in sync wave 0: Argo CD applies wave by wave, so at the "
+                 "first sync ConfigMap web's apply finds no namespace shop and the sync stops "
+                 "before the wave that would create it. Not certain: reviewbot could not see "
+                 "whether the cluster already holds Namespace shop from an earlier sync (then "
+                 "only a new cluster's first sync stops).")
+    assert got == ([crd, namespace] if found else [crd])
