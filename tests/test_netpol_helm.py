@@ -1199,15 +1199,17 @@ def test_the_values_files_of_an_applicationset_s_chart_releases_are_read(
     assert [(f.file, f.line, f.severity) for f in result.findings] == [
         ("clusters/home/releases/webui/open-webui/values.yaml", 5, "error")]
     pod = next(p for p in result.model.pods if p.name == "open-webui")
-    assert (pod.namespace, result.model.clusters.get(id(pod.obj))) == ("webui",
-                                                                        frozenset({"home"}))
-    # and its pods are in cluster home's network, not Argo CD's own (the ApplicationSet's)
+    # in cluster home, which is Argo CD's own: its cluster Secret names
+    # https://kubernetes.default.svc `home`, so the ApplicationSet applied by hand is in it
+    # too (one cluster; before, `home` and an `in-cluster` of the ApplicationSet alone)
+    assert pod.namespace == "webui"
+    assert result.model.derived["reach"].clusters == ["home"]
     from reviewbot.model.objects import cluster_views
     from reviewbot.netpol.network import Network
 
     peers = {name: [p.peer for p in Network(view).pods]
              for name, view in cluster_views(result.model)}
-    assert peers == {"home": ["webui/open-webui[Deployment]"], "in-cluster": []}
+    assert list(peers.values()) == [["webui/open-webui[Deployment]"]]
 
 
 def test_an_application_s_values_release_runs_in_its_destination_not_in_argo_cd_s_cluster(

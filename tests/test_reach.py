@@ -1243,10 +1243,11 @@ def _cluster_appset(generator: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("selector, expected", [
     # Tim275/talos-homelab (judge round DF): a matrix of the clusters whose Secrets carry
-    # `environment: prod` and a list of apps; the repository's own Secret declares the one
-    ("{matchLabels: {environment: prod}}", ["in-cluster"]),
-    # no selector: every cluster Secret, and Argo CD's own cluster, which none declares here
-    ("{}", ["https://lab.example.com:6443", "in-cluster"]),
+    # `environment: prod` and a list of apps; the repository's own Secret declares the one,
+    # Argo CD's own cluster, and names it `prod` (trial sixty-five: not `in-cluster`)
+    ("{matchLabels: {environment: prod}}", ["prod"]),
+    # no selector: every cluster Secret (Argo CD's own is one of them here), each by its name
+    ("{}", ["lab", "prod"]),
 ])
 def test_a_cluster_generator_makes_one_parameter_set_per_cluster_secret(
         tmp_path: Path, selector: str, expected: list[str]) -> None:

@@ -908,6 +908,9 @@ class Graph:
         self._ignores: list[_Ignore] | None = None
         self._applied: dict[str, str] | None = None
         self._of_kind: dict[str, list[Document]] | None = None
+        # Argo CD cluster Secrets of the tree: server -> the name each gives its cluster
+        # (reach.argo_cluster_names, made once)
+        self.argo_names: dict[str, str] | None = None
         self._helm_values: dict[str, str] | None = None
         self._families: list[tuple[re.Pattern[str], str]] | None = None
         self._spark: dict[str, str] | None = None

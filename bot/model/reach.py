@@ -312,6 +312,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     roots, which apply the part: no kustomization of the part is taken as applied by hand.
     ``resolved_before``: :attr:`Reach.resolved_before`."""
     walker = _Walker(graph, documents, ci_documents, remotes, aside, local_urls)
+    own = own_cluster(graph)  # Argo CD's own cluster: what is applied by hand lands there
     walker.roots_outside = roots_outside
     walker.reach.resolved_before = resolved_before
     branch = functools.cache(branch)  # (git is asked once, if at all)
@@ -381,9 +382,9 @@ def find_reach(graph: Graph, documents: Sequence[Document],
                 continue
             applying.append(folder)
             file = graph.by_dir[folder].file
-            walker.reach.roots.append(Root("in-cluster", APPLYING_BY_HAND, file, folder))
+            walker.reach.roots.append(Root(own, APPLYING_BY_HAND, file, folder))
             trial = trial_folder(file)  # (redhat-na-ssa/demo-ai-gitops-catalog's demos/)
-            walker.walk(_Step("in-cluster", file, {"path": "./" + folder}, "default", (), folder,
+            walker.walk(_Step(own, file, {"path": "./" + folder}, "default", (), folder,
                               elsewhere=None if trial is None else _trial_guess(folder, trial)))
 
     for doc, value in candidates:  # what no other root applies: by hand
@@ -459,9 +460,9 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     # build --enable-helm DIR | kubectl apply``): their own objects and files too
     for folder in sorted({f for path in by_hand for f in rendering.get(path, ())}):
         file = graph.by_dir[folder].file
-        walker.reach.roots.append(Root("in-cluster", "kustomization rendering Argo CD "
+        walker.reach.roots.append(Root(own, "kustomization rendering Argo CD "
                                        "Applications", file, folder))
-        walker.walk(_Step("in-cluster", file, {"path": "./" + folder}, "default", (), folder))
+        walker.walk(_Step(own, file, {"path": "./" + folder}, "default", (), folder))
     # so are the topmost kustomizations whose build holds such an Application as written
     walk_applying(frozenset(by_hand) | included)
     # the kustomizations the repository's own scripts and Makefiles apply (`kubectl apply -k
@@ -485,7 +486,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
             lf = graph.files.get(path)
             if lf is None or path in walker.reach.files or aside(path) or aside(script):
                 continue
-            walker.reach.roots.append(Root("in-cluster", f"{SCRIPTED[0]}{script}", path,
+            walker.reach.roots.append(Root(own, f"{SCRIPTED[0]}{script}", path,
                                            path))
             walker.reach.files.add(path)
             # (and the Flux Kustomizations among them: gandazgul/k8s-infrastructure's
@@ -497,7 +498,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
             for doc in lf.documents:
                 r = Resource(doc, (), doc.value) if isinstance(doc.value, dict) and (
                     doc.value.get("kind") == "Kustomization") else None
-                for step in walker._children(r, "in-cluster", ()) if (
+                for step in walker._children(r, own, ()) if (
                         r is not None and r.group == FLUX_GROUP) else ():
                     walker.walk(step)
     # what the repository's Terraform files read that no root applies (a manifest `file()`
@@ -531,15 +532,15 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     top = graph.by_dir.get("")
     if walker.reach.roots and top is not None and not top.is_component and (
             top.file not in walker.reach.files):
-        walker.reach.roots.append(Root("in-cluster", "the repository's top-level "
+        walker.reach.roots.append(Root(own, "the repository's top-level "
                                        "kustomization", top.file, "."))
-        walker.walk(_Step("in-cluster", top.file, {"path": "./"}, "default", (), ""))
+        walker.walk(_Step(own, top.file, {"path": "./"}, "default", (), ""))
     if not walker.reach.roots:  # the Applications meant as roots, their paths misspelt: roots
         # that apply nothing as written, not a repository applied as written (new-user trial
         # thirty: a lone Application's typo had its folders "added" in namespace default)
         walker.reach.roots.extend(
-            Root(argo_cluster(dict_of(value.get("spec"))), BY_HAND, doc.file.path,
-                 walker.misspelt[id(doc)])
+            Root(argo_cluster(dict_of(value.get("spec")), argo_cluster_names(graph)), BY_HAND,
+                 doc.file.path, walker.misspelt[id(doc)])
             for doc, value in candidates if id(doc) in walker.misspelt)
     if not walker.reach.roots:
         return None
@@ -694,7 +695,10 @@ def templated(graph: Graph, aside: Callable[[str], bool]
             if not aside(path) and not shows_a_setup(path)]
 
 
-IN_CLUSTER_SERVER = "https://kubernetes.default.svc"
+# Argo CD's own cluster: its server, which no Secret declares unless one names it
+# (util/db's ListClusters adds it as "in-cluster"), and that name
+LOCAL_SERVER = "https://kubernetes.default.svc"
+IN_CLUSTER = "in-cluster"
 
 
 def _charts_only(value: Mapping[str, Any]) -> bool:
@@ -1693,7 +1697,8 @@ class _Walker:
         """:meth:`charts_installed` of one Application's ``spec``."""
         if not any(isinstance(s.get("chart"), str) for _, s in argo_sources(spec)):
             return
-        self.reach.chart_clusters.setdefault(argo_cluster(spec), set()).add(file)
+        self.reach.chart_clusters.setdefault(argo_cluster(spec, argo_cluster_names(self.graph)),
+                                             set()).add(file)
         for _, read in argo_ref_values(spec):  # (Argo CD reads it from the ref source's
             if read in self.graph.paths:  # repository: this one's, when the tree holds it)
                 self.reach.files.add(read)
@@ -1739,7 +1744,8 @@ class _Walker:
                     if app and path is not None and "{{" not in path:
                         named_paths.setdefault(app, []).append(path)
                     if path is not None and "{{" not in path:
-                        deployed.setdefault(path, set()).add(argo_cluster(filled))
+                        deployed.setdefault(path, set()).add(argo_cluster(
+                            filled, argo_cluster_names(self.graph)))
                         placed.setdefault(path, set()).add(str(text_of(dict_of(
                             filled.get("destination")).get("namespace")) or ""))
                     if path is not None and not source.get("chart") and "{{" not in path and (
@@ -1755,7 +1761,7 @@ class _Walker:
                       by: Resource | None = None, parent: str | None = None,
                       parent_url: str | None = None) -> Iterator[_Step]:
         destination = dict_of(spec.get("destination"))
-        cluster = argo_cluster(spec)
+        cluster = argo_cluster(spec, argo_cluster_names(self.graph))
         for _, source in argo_sources(spec):
             path = text_of(source.get("path"))
             if path is None or source.get("chart") or "{{" in path:
@@ -1935,15 +1941,43 @@ def argo_images(written: Any) -> list[dict[str, str]]:
     return out
 
 
-def argo_cluster(spec: Mapping[str, Any]) -> str:
+def argo_cluster(spec: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str:
     """The cluster an Argo CD Application's ``spec`` deploys to: its destination's name, or
-    its server ("in-cluster", the name Argo CD gives the cluster it runs in, at
-    https://kubernetes.default.svc)."""
+    its server by the name a cluster Secret of the tree gives it (``names``,
+    :func:`argo_cluster_names`), else as itself ("in-cluster", the name Argo CD gives the
+    cluster it runs in, at https://kubernetes.default.svc, unless a Secret names it: trial
+    sixty-five's `home` was two clusters, `home` by name and `in-cluster` by server)."""
     destination = dict_of(spec.get("destination"))
-    server = destination.get("server")
-    return str(destination.get("name") or (
-        "in-cluster" if str(server).rstrip("/") == IN_CLUSTER_SERVER else server)
-        or "in-cluster")
+    if destination.get("name"):
+        return str(destination["name"])
+    server = str(destination.get("server") or LOCAL_SERVER).rstrip("/")
+    named = names.get(server) if names else None
+    return named or (IN_CLUSTER if server == LOCAL_SERVER else server)
+
+
+def argo_cluster_names(graph: Graph) -> dict[str, str]:
+    """Server (without a trailing ``/``) -> the name the tree's Argo CD cluster Secrets
+    (label ``argocd.argoproj.io/secret-type: cluster``) give it; the first Secret of a
+    server in path order. Made once per graph."""
+    if graph.argo_names is None:
+        names: dict[str, str] = {}
+        for doc in graph.documents_of_kind("Secret"):
+            if shows_a_setup(doc.file.path):
+                continue
+            labels = dict_of(dict_of(doc.value.get("metadata")).get("labels"))
+            if labels.get("argocd.argoproj.io/secret-type") != "cluster":
+                continue
+            data = _secret_data(doc.value)
+            if data.get("name") and data.get("server"):
+                names.setdefault(data["server"].rstrip("/"), data["name"])
+        graph.argo_names = names
+    return graph.argo_names
+
+
+def own_cluster(graph: Graph) -> str:
+    """The name of Argo CD's own cluster: the one a cluster Secret of the tree gives its
+    server, else "in-cluster"."""
+    return argo_cluster_names(graph).get(LOCAL_SERVER) or IN_CLUSTER
 
 
 def _revision(value: Any) -> str:
@@ -2864,9 +2898,6 @@ def _merge(merge: Mapping[str, Any], graph: Graph, go: bool, nested: bool,
         out = merged
     return out
 
-
-# Argo CD's own cluster, which no Secret declares (util/db's ListClusters adds it)
-LOCAL_SERVER = "https://kubernetes.default.svc"
 
 
 def _cluster_params(clusters: Mapping[str, Any], graph: Graph, go: bool) -> list[_Params]:

@@ -613,11 +613,12 @@ def generated_chart_clusters(model: Model, appset: KObject, file: str) -> frozen
     file ``file`` to (their destinations, :func:`~reviewbot.model.reach.argo_cluster`):
     each generated release is judged where it runs (new-user trial sixty-five: `home`'s
     vLLM and `lab`'s coder, judged in Argo CD's own cluster)."""
-    from reviewbot.model.reach import argo_cluster
+    from reviewbot.model.reach import argo_cluster, argo_cluster_names
 
     reach = model.derived.get("reach")
     made = getattr(reach, "generated_charts", {}).get((appset.file, appset.name), [])
-    return frozenset(argo_cluster(spec) for _, spec in made
+    names = argo_cluster_names(model_graph(model))
+    return frozenset(argo_cluster(spec, names) for _, spec in made
                      if any(read == file for _, read in argo_ref_values(spec)))
 
 
