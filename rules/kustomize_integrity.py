@@ -2874,11 +2874,11 @@ def _marker_violation(m: Marker, unseen: str | None) -> Violation:
     key = f"image-policy {m.file} {m.setter}"
     if m.policy is None:
         return Violation(
-            None, (), f"{who} {m.file}, but its marker `{m.setter}` names no ImagePolicy "
-            "(a setter is `namespace:name`, with `:tag`, `:name` or `:digest`): "
+            None, (), f"{who} {m.file}, but its marker {m.setter!r} names no ImagePolicy "
+            "(a setter is namespace:name, with :tag, :name or :digest after it): "
             "image-automation-controller never sets the field, which keeps the image it has",
             kind="image-policy", file=m.file, line=m.line, column=m.column, key=key,
-            fix="Write the marker as `# {\"$imagepolicy\": \"NAMESPACE:POLICY\"}`.")
+            fix="Write the marker as # {\"$imagepolicy\": \"NAMESPACE:POLICY\"}.")
     namespace, name = m.policy
     policy = f"ImagePolicy {namespace}/{name}"
     if m.why == "absent":
@@ -2906,7 +2906,7 @@ def _marker_violation(m: Marker, unseen: str | None) -> Violation:
         fix = f"Add {policy} to the cluster whose automation updates {m.file}."
         doubt = None
     return Violation(
-        None, (), f"{who} {m.file}, but its marker `{m.setter}` names {said}: "
+        None, (), f"{who} {m.file}, but its marker {m.setter!r} names {said}: "
         "image-automation-controller never sets the field, which keeps the image it has",
         kind="image-policy", file=m.file, line=m.line, column=m.column, key=key, fix=fix,
         doubt=doubt)

@@ -3872,18 +3872,18 @@ spec:
     who = "ImageUpdateAutomation flux-system/apps updates apps/shop.yaml, but its marker"
     assert got == [
         ("apps/shop.yaml", 13, "error",
-         f"{who} `flux-system:shop-apii` names ImagePolicy flux-system/shop-apii, which the "
+         f"{who} 'flux-system:shop-apii' names ImagePolicy flux-system/shop-apii, which the "
          f"repository does not declare (did you mean shop-api?){tail}"),
         ("apps/shop.yaml", 15, "error",
-         f"{who} `flux-system:shop-web` names ImagePolicy flux-system/shop-web, which its "
+         f"{who} 'flux-system:shop-web' names ImagePolicy flux-system/shop-web, which its "
          f"spec.policySelector leaves out{tail}"),
         ("apps/shop.yaml", 17, "error",
-         f"{who} `shop:shop-jobs:tag` names ImagePolicy shop/shop-jobs, but it reads the "
+         f"{who} 'shop:shop-jobs:tag' names ImagePolicy shop/shop-jobs, but it reads the "
          f"ImagePolicies of flux-system only{tail}"),
         ("apps/shop.yaml", 19, "error",
-         f"{who} `shop-api` names no ImagePolicy (a setter is `namespace:name`, with `:tag`, "
-         "`:name` or `:digest`): image-automation-controller never sets the field, which "
-         "keeps the image it has"),
+         f"{who} 'shop-api' names no ImagePolicy (a setter is namespace:name, with :tag, "
+         ":name or :digest after it): image-automation-controller never sets the field, "
+         "which keeps the image it has"),
         ("clusters/prod/automation.yaml", 34, "error",
          "ImagePolicy flux-system/shop-db selects tags of ImageRepository flux-system/shopp, "
          "which the cluster does not have: image-reflector-controller never selects an "
@@ -3942,7 +3942,7 @@ def test_a_marker_whose_policy_only_another_cluster_has_is_never_set(tmp_path: P
     assert got == [(
         "clusters/b/apps.yaml", 8, "error",
         "ImageUpdateAutomation flux-system/fleet updates clusters/b/apps.yaml, but its marker "
-        "`flux-system:api` names ImagePolicy flux-system/api, which only cluster clusters/b "
+        "'flux-system:api' names ImagePolicy flux-system/api, which only cluster clusters/b "
         "has, and no ImageUpdateAutomation of flux-system runs there: "
         "image-automation-controller never sets the field, which keeps the image it has")]
 
