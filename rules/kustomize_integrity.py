@@ -747,7 +747,7 @@ def _check_entries(
                 "does not run" if (script := graph.written_by(target)) else "does not exist")
         # (not a path the kustomization lists already: `test-image-policy.yaml` gone beside
         # a listed `image-policy.yaml` is a file deleted, not a typo of it)
-        near = ""
+        near = renamed = ""
         if gone == "does not exist":
             listed = {join(k.directory, e) for _, e in include_entries(k.body)}
             dirs, files = index.entries_in(posixpath.dirname(target))
