@@ -240,11 +240,13 @@ reviewbot checks every `kustomization.yaml` in the tree:
   (`github.com/org/repo//path`) at a branch (`main`, `master`, `HEAD`, ..., or no `?ref=`,
   the default branch): what the cluster receives changes upstream while the repository
   stays the same, as a floating image tag does. A tag or a commit pins it;
-- `unset-variable` (warning, at the field): a `${VAR}` without a default an applied object
+- `unset-variable` (error, at the field): a `${VAR}` without a default an applied object
   writes, which no `substitute` value and no `substituteFrom` source of the Flux
   Kustomization applying it sets: Flux's post-build substitution writes it as the empty
   string (a variable renamed in the cluster's settings, a shell `${HOME}` in a script
-  not escaped as `$${HOME}`). A source reviewbot cannot read leaves it unseen: not judged.
+  not escaped as `$${HOME}`; vLLM given `--model=`, which new-user trials sixty-six and
+  sixty-seven saw pass as a warning). Every source read, that is certain: a value wanted
+  empty is written `${VAR:=}`. A source reviewbot cannot read leaves it unseen: not judged.
   The Kustomization's `postBuild.substitute` is its other place (a review comments there
   when the change renamed the variable);
 - `patch-shifted` (warning, in a review, at the operation's `path`): a JSON6902 operation
@@ -492,7 +494,7 @@ SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error"
               "limit": "warning", "no-namespace": "error",
               "build": "error", "invalid": "error", "commented": "info",
               "applied-by-script": "info", "not-applied": "info",
-              "unset-variable": "warning", "patch-shifted": "warning", "hook-order": "error",
+              "unset-variable": "error", "patch-shifted": "warning", "hook-order": "error",
               "remote-floating": "warning", "crd-order": "warning",
               "chart-floating": "warning", "image-policy": "error",
               "wave-order": "error"}
@@ -2723,19 +2725,24 @@ def _unset_variables(model: Model) -> Iterator[Violation]:
                    "ConfigMap or Secret it reads), give it a default ("
                    f"${{{names[0][2:-1]}:=...}}), or write $${{{names[0][2:-1]}}} where the "
                    "text is not Flux's.")
-            meant = _set_alike(appliers[0], names[0][2:-1]) if appliers else ""
+            meant, where = _set_alike(model, appliers[0], names[0][2:-1]) if appliers else (
+                "", "")
             if meant:  # (new-user trial fifty-one: DOMAIN renamed BASE_DOMAIN there)
-                fix = (f"Write ${{{meant}}}, which its substitute sets (did you mean it?), "
+                fix = (f"Write ${{{meant}}}, which {where} sets (did you mean it?), "
                        f"or set {names[0]} there too.")
             # (where the variable would be set is the same cause's other place: a review
             # comments there when the change renamed it; new-user trial forty-nine)
             setting = ("spec", "postBuild", "substitute")
-            at = (*setting, meant) if meant else setting  # (the key of close name, where the
-            # change renamed it: new-user trial fifty-one's comment sat on `substitute:`)
+            at = (*setting, meant) if meant and where == "its substitute" else setting  # (the
+            # key of close name, where the change renamed it: new-user trial fifty-one's
+            # comment sat on `substitute:`)
             others = tuple(Violation(a, at, message, fix=fix, kind="unset-variable")
                            for a in appliers[:1] if isinstance(a.get(setting), dict))
+            # (what the field holds: the variable no source sets; another variable of the
+            # object whose value is sealed makes it no less certain, only how it reaches
+            # its cluster may)
             yield Violation(obj, path, message, kind="unset-variable", fix=fix,
-                            others=others)
+                            others=others, doubt=model.doubts.get(id(obj), ""))
 
 
 def _reads(value: Any) -> str:
@@ -2747,19 +2754,38 @@ def _reads(value: Any) -> str:
     return f": the field reads {value!r}"
 
 
-def _set_alike(applier: KObject, name: str) -> str:
-    """The variable of ``applier``'s ``postBuild.substitute`` that ``name`` most likely means:
-    one of a close spelling, or one whose words are its own but one (``BASE_DOMAIN`` for
-    ``DOMAIN``, ``LLM_URL`` for ``LLM_BASE_URL``); "" when none, or several."""
+def _set_alike(model: Model, applier: KObject, name: str) -> tuple[str, str]:
+    """The variable ``applier``'s post-build substitution sets that ``name`` most likely
+    means, and where it is set ("its substitute", or the ConfigMap or Secret of its
+    ``substituteFrom`` the repository declares: toboshii-home-ops' SECRET_DOMAIN_2 for the
+    SOPS Secret's SECRET_PUBLIC_DOMAIN_2): one of a close spelling, or one whose words are
+    its own and one more (``BASE_DOMAIN`` for ``DOMAIN``), or its own but one (``LLM_URL``
+    for ``LLM_BASE_URL``), in that order; ("", "") when none, or several."""
+    from reviewbot.model.substitute import config_data
     from reviewbot.words import misspelt
 
-    keys = [str(k) for k in dict_of(applier.get(("spec", "postBuild", "substitute")))]
-    if name in keys:
-        return ""
+    where = {str(k): "its substitute" for k in dict_of(applier.get(
+        ("spec", "postBuild", "substitute")))}
+    for source in items(applier.get(("spec", "postBuild", "substituteFrom"))):
+        kind, named = dict_of(source).get("kind"), dict_of(source).get("name")
+        for obj in model.objects:
+            if obj.kind == kind and kind in ("ConfigMap", "Secret") and obj.name == named and (
+                    obj.namespace == applier.namespace):
+                for key in config_data(obj.body) or ():
+                    where.setdefault(str(key), f"{kind} {named}")
+    keys = list(where)
+    if name in where:
+        return "", ""
     mine = name.split("_")
-    words = [k for k in keys if abs(len(k.split("_")) - len(mine)) == 1 and (
-        set(k.split("_")) <= set(mine) or set(mine) <= set(k.split("_")))]
-    return misspelt(name, keys) or (words[0] if len(words) == 1 else "")
+    more = [k for k in keys if len(k.split("_")) == len(mine) + 1
+            and set(mine) <= set(k.split("_"))]
+    fewer = [k for k in keys if len(k.split("_")) == len(mine) - 1
+             and set(k.split("_")) <= set(mine)]
+    # (a name that lacks a whole word of this one names another thing, not a misspelling:
+    # SECRET_DOMAIN beside SECRET_DOMAIN_2, which its own line reads already)
+    meant = (more[0] if len(more) == 1 else "") or misspelt(
+        name, [k for k in keys if k not in fewer]) or (fewer[0] if len(fewer) == 1 else "")
+    return meant, where.get(meant, "")
 
 
 def _texts_with_variables(value: Any, path: Path) -> Iterator[tuple[Path, str]]:

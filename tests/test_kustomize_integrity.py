@@ -2457,7 +2457,7 @@ def test_a_flux_variable_no_source_sets_is_written_as_the_empty_string(tmp_path:
     result = lint(tmp_path)
     assert [(f.file, f.line, f.kind, f.severity, f.message) for f in result.findings
             if f.kind == "unset-variable"] == [(
-        "apps/cm.yaml", 5, "unset-variable", "warning",
+        "apps/cm.yaml", 5, "unset-variable", "error",
         "data.LLM: ${LLM_BASE_URL} has no value in the post-build substitution of Flux "
         "Kustomization flux-system/apps: neither its substitute nor its substituteFrom "
         "(ConfigMap cluster-settings) sets it, so Flux writes it as the empty string")]
@@ -4164,3 +4164,31 @@ rules: []
     (tmp_path / "apps/home/role.yaml").write_text(role % "home")
     assert [f.file for f in lint(tmp_path).findings if f.kind == "wave-order"] == [
         "apps/home/ns.yaml"]
+
+
+def test_an_unset_variable_s_fix_names_the_key_a_source_sets(tmp_path: Path) -> None:
+    """toboshii-home-ops (the corpus): `${SECRET_DOMAIN_2}`, while the SOPS Secret its
+    Kustomization reads holds SECRET_PUBLIC_DOMAIN_2 (keys in the clear) and SECRET_DOMAIN,
+    which the line before reads: an error (every source read: Flux writes ""), whose fix
+    names the source's key of one more word, not the shorter name another field uses."""
+    ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+          "metadata: {name: %s, namespace: flux-system}\n"
+          "spec:\n  interval: 1h\n  prune: true\n  path: %s\n"
+          "  sourceRef: {kind: GitRepository, name: flux-system}\n%s")
+    post = "  postBuild:\n    substituteFrom: [{kind: Secret, name: cluster-secrets}]\n"
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": ks % ("flux-system", "./clusters/prod", ""),
+        "clusters/prod/apps.yaml": ks % ("apps", "./apps", post),
+        "clusters/prod/secrets.sops.yaml": (
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: cluster-secrets, "
+            "namespace: flux-system}\nstringData:\n"
+            "  SECRET_DOMAIN: ENC[AES256_GCM,data:5cGP,type:str]\n"
+            "  SECRET_PUBLIC_DOMAIN_2: ENC[AES256_GCM,data:AkF9,type:str]\n"
+            "sops: {version: 3.8.1, mac: 'ENC[AES256_GCM,data:x,type:str]'}\n"),
+        "apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: dns, namespace: a}\n"
+                        "data:\n  A: '${SECRET_DOMAIN}'\n  B: '${SECRET_DOMAIN_2}'\n",
+    })
+    assert [(f.line, f.severity, f.fix) for f in lint(tmp_path).findings
+            if f.kind == "unset-variable"] == [(
+        6, "error", "Write ${SECRET_PUBLIC_DOMAIN_2}, which Secret cluster-secrets sets (did "
+                    "you mean it?), or set ${SECRET_DOMAIN_2} there too.")]
