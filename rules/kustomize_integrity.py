@@ -185,7 +185,8 @@ reviewbot checks every `kustomization.yaml` in the tree:
   the repository's scripts apply with kubectl is in every cluster (a script reaches the
   one it is run against); a name with a variable is not judged. In a review, an entry
   naming what the change renames (the one new name of its kind and namespace in its file)
-  says so, and the fix names the new name;
+  says so, the fix names the new name, and the review comments at the rename; so do a
+  chart source (`source`) and an ImagePolicy's ImageRepository (`image-policy`);
 - a HelmRelease's chart source (`spec.chartRef`, `spec.chart.spec.sourceRef`: an
   OCIRepository or a HelmRepository) names one its cluster has (`source`): helm-controller
   cannot fetch the chart without it, so it never installs or upgrades the release ("did you
@@ -2400,7 +2401,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     yield from _patches_dropped(base, head)
     yield from _images_dropped(base, head)
     yield from _generators_emptied(base, head)
-    yield from _dependencies_renamed(base, head)
+    yield from _references_renamed(base, head)
     graph = model_graph(head)
     index = TreeIndex(head.tree.paths, graph, head.tree.outside)
     # (object, field, path, source) of each path naming no folder, check_set silent on it
@@ -2639,36 +2640,59 @@ def _dependencies(model: Model) -> Iterator[Violation]:
         )
 
 
-def _dependencies_renamed(base: Model, head: Model) -> Iterator[Violation]:
-    """``dependency``, in a review: a ``spec.dependsOn`` entry naming a Kustomization
-    (HelmRelease) the change renames (the one new name of its kind and namespace in its
-    file): the finding names the new name, which the fix writes (new-user trial sixty-six
-    W3: `apps-db` renamed `database`, "name a Kustomization the cluster has"). It tells the
-    head's own finding of the entry, which the review then drops."""
+def _references_renamed(base: Model, head: Model) -> Iterator[Violation]:
+    """In a review, a reference the head cannot meet because the change renames what it
+    names (the one new name of its kind and namespace in its file): a ``spec.dependsOn``
+    entry (``dependency``), a HelmRelease's chart source (``source``), an ImagePolicy's
+    ImageRepository (``image-policy``). The finding names the new name, which the fix
+    writes, and has a place at the rename, which the diff shows (new-user trials sixty-six
+    W3 and sixty-seven D4: "which the cluster does not have", the error not inline). It
+    tells the head's own finding of the reference, which the review then drops."""
     entries, _ = unmet(head)
     for found in entries:
-        obj, i, (kind, namespace, name) = found.dependent, found.index, found.wanted
-        was = next((o for o in base.objects if o.kind == kind and o.name == name
-                    and (o.namespace or "") == namespace), None)
-        if was is None:
-            continue
-        now = _renamed_as(was, base, head)
-        if now is None or now.group != was.group:
-            continue
+        obj, (kind, namespace, name) = found.dependent, found.wanted
         does = ("kustomize-controller never applies it" if obj.kind == "Kustomization"
                 else "helm-controller never installs or upgrades it")
-        yield Violation(
-            obj, ("spec", "dependsOn", i, "name"),
-            f"{obj.kind} {obj.namespace}/{obj.name} depends on {kind} {namespace}/{name}, "
-            f"which this change renames to {now.name}, so {does}: it waits for a dependency "
-            "that is not there",
-            kind="dependency",
-            fix=f"Name {now.name} in the entry, the {kind}'s new name.",
-            others=(Violation(now, ("metadata", "name"), f"{kind} {namespace}/{name} is "
-                              f"renamed to {now.name} here, and {obj.kind} "
-                              f"{obj.namespace}/{obj.name} still depends on {name}, so "
-                              f"{does}", fix=f"Name {now.name} in the dependsOn entry of "
-                              f"{obj.kind} {obj.namespace}/{obj.name}.", kind="dependency"),))
+        yield from _renamed_reference(
+            base, head, obj, ("spec", "dependsOn", found.index, "name"), kind, namespace,
+            name, "dependency", f"depends on {kind} {namespace}/{name}",
+            f"{does}: it waits for a dependency that is not there", "dependsOn entry")
+    for found in unmet_sources(head):
+        obj, (kind, namespace, name) = found.dependent, found.wanted
+        yield from _renamed_reference(
+            base, head, obj, ("spec", "chartRef", "name") if found.index == 0 else (
+                "spec", "chart", "spec", "sourceRef", "name"), kind, namespace, name, "source",
+            f"takes its chart from {kind} {namespace}/{name}",
+            "helm-controller cannot fetch the chart and never installs or upgrades the "
+            "release", "chart source")
+    for repo in unmet_image_repositories(head):
+        namespace, name = repo.wanted
+        yield from _renamed_reference(
+            base, head, repo.policy, ("spec", "imageRepositoryRef", "name"), "ImageRepository",
+            namespace, name, "image-policy", f"selects tags of ImageRepository {namespace}/{name}",
+            "image-reflector-controller never selects an image for it: no image automation "
+            "marker naming it is ever set", "imageRepositoryRef")
+
+
+def _renamed_reference(base: Model, head: Model, obj: KObject, at: Path, kind: str,
+                       namespace: str, name: str, finding: str, names: str, so: str,
+                       entry: str) -> Iterator[Violation]:
+    """The finding of ``obj``'s reference at ``at`` to ``kind`` ``namespace``/``name``
+    (``names``: what it says of it, ``so``: what follows) where the change renamed that
+    object; nothing where it did not."""
+    was = next((o for o in base.objects if o.kind == kind and o.name == name
+                and (o.namespace or "") == namespace), None)
+    now = _renamed_as(was, base, head) if was is not None else None
+    if was is None or now is None or now.group != was.group:
+        return
+    who = f"{obj.kind} {obj.namespace}/{obj.name}"
+    fix = f"Name {now.name} in the {entry}, the {kind}'s new name."
+    yield Violation(
+        obj, at, f"{who} {names}, which this change renames to {now.name}, so {so}",
+        kind=finding, fix=fix,
+        others=(Violation(now, ("metadata", "name"), f"{kind} {namespace}/{name} is renamed "
+                          f"to {now.name} here, and {who} still names {name}, so {so}",
+                          fix=f"Name {now.name} in the {entry} of {who}.", kind=finding),))
 
 
 def _entry_namespace(obj: KObject, i: int) -> bool:

@@ -4023,7 +4023,7 @@ spec:
         "Kustomization flux-system/apps-web depends on Kustomization flux-system/apps-db, "
         "which this change renames to database, so kustomize-controller never applies it: it "
         "waits for a dependency that is not there",
-        "Name database in the entry, the Kustomization's new name.")]
+        "Name database in the dependsOn entry, the Kustomization's new name.")]
     repo.git("checkout", "-q", base)
     removed = repo.commit({"clusters/prod/apps.yaml": apps.split("---\n")[1]})
     assert [f[2].split(", which ")[1].split(", so ")[0] for f in review(removed)] == [
@@ -4192,3 +4192,62 @@ def test_an_unset_variable_s_fix_names_the_key_a_source_sets(tmp_path: Path) -> 
             if f.kind == "unset-variable"] == [(
         6, "error", "Write ${SECRET_PUBLIC_DOMAIN_2}, which Secret cluster-secrets sets (did "
                     "you mean it?), or set ${SECRET_DOMAIN_2} there too.")]
+
+
+def test_a_source_or_image_repository_the_change_renames_is_named_at_the_rename(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial sixty-seven (D4): ImageRepository `blog` renamed `acme-blog` with its
+    ImagePolicy left naming `blog`, and a HelmRepository renamed under its HelmRelease: the
+    errors said "which the cluster does not have" and were not inline (their lines are
+    outside the diff). Now each names the rename, and has a place at the renamed name."""
+    flux = """apiVersion: image.toolkit.fluxcd.io/v1
+kind: ImageRepository
+metadata: {name: blog, namespace: flux-system}
+spec: {image: ghcr.io/acme/blog, interval: 5m}
+---
+apiVersion: image.toolkit.fluxcd.io/v1
+kind: ImagePolicy
+metadata: {name: blog, namespace: flux-system}
+spec:
+  imageRepositoryRef: {name: blog}
+  policy: {semver: {range: 1.x}}
+---
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmRepository
+metadata: {name: jetstack, namespace: flux-system}
+spec: {interval: 1h, url: https://charts.jetstack.io}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: cert-manager, namespace: flux-system}
+spec:
+  interval: 1h
+  chart: {spec: {chart: cert-manager, sourceRef: {kind: HelmRepository, name: jetstack}}}
+"""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": FLUX_APPS % "",
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources: [flux-system, flux.yaml]\n",
+        "clusters/prod/flux.yaml": flux,
+        "apps/kustomization.yaml": "resources: []\n",
+    })
+    head = repo.commit({"clusters/prod/flux.yaml": flux.replace(
+        "{name: blog, namespace: flux-system}\nspec: {image", "{name: acme-blog, namespace: "
+        "flux-system}\nspec: {image").replace("{name: jetstack,", "{name: charts-jetstack,")})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              head, "--platform", "none", "--format", "json", "--rule",
+                              "kustomize-integrity"], capsys)
+    assert code == 1, err
+    found = [(f["line"], f["message"], f["fix"], [a["line"] for a in f["also"]])
+             for f in json.loads(out)["findings"]]
+    assert found == [
+        (10, "ImagePolicy flux-system/blog selects tags of ImageRepository flux-system/blog, "
+             "which this change renames to acme-blog, so image-reflector-controller never "
+             "selects an image for it: no image automation marker naming it is ever set",
+         "Name acme-blog in the imageRepositoryRef, the ImageRepository's new name.", [3]),
+         (23, "HelmRelease flux-system/cert-manager takes its chart from HelmRepository "
+              "flux-system/jetstack, which this change renames to charts-jetstack, so "
+              "helm-controller cannot fetch the chart and never installs or upgrades the "
+              "release",
+          "Name charts-jetstack in the chart source, the HelmRepository's new name.", [15])]

@@ -277,8 +277,10 @@ TOLD_BY: dict[tuple[str, str], tuple[str, ...]] = {
     ("netpol-pairing", "dependency-missing"): ("dependency-missing",),
     # (new-user trial forty-seven: a patch whose target the change renamed away)
     ("kustomize-integrity", "patch-dropped"): ("idle-patch",),
-    # (new-user trial sixty-six W3: a dependsOn entry naming what the change renamed)
+    # (new-user trials sixty-six W3, sixty-seven D4: a reference to what the change renamed)
     ("kustomize-integrity", "dependency"): ("dependency",),
+    ("kustomize-integrity", "source"): ("source",),
+    ("kustomize-integrity", "image-policy"): ("image-policy",),
 }
 
 
