@@ -2971,8 +2971,8 @@ def _marker_violation(m: Marker, unseen: str | None) -> Violation:
         doubt = unseen
     elif m.why == "namespace":
         spaces = sorted({a.namespace or "" for a in m.automations})
-        said = (f"{policy}, but {'it reads' if one else 'they read'} the ImagePolicies of "
-                f"{' and '.join(spaces)} only")
+        said = (f"{policy}, while {'the automation reads' if one else 'the automations read'}"
+                f" only the ImagePolicies of {' and '.join(spaces)}")
         fix = (f"Move {policy} to {spaces[0]} and name it {spaces[0]}:{name} in the marker, "
                f"or add an ImageUpdateAutomation in {namespace}.")
         doubt = None

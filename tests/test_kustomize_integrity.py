@@ -3878,8 +3878,8 @@ spec:
          f"{who} 'flux-system:shop-web' names ImagePolicy flux-system/shop-web, which its "
          f"spec.policySelector leaves out{tail}"),
         ("apps/shop.yaml", 17, "error",
-         f"{who} 'shop:shop-jobs:tag' names ImagePolicy shop/shop-jobs, but it reads the "
-         f"ImagePolicies of flux-system only{tail}"),
+         f"{who} 'shop:shop-jobs:tag' names ImagePolicy shop/shop-jobs, while the automation "
+         f"reads only the ImagePolicies of flux-system{tail}"),
         ("apps/shop.yaml", 19, "error",
          f"{who} 'shop-api' names no ImagePolicy (a setter is namespace:name, with :tag, "
          ":name or :digest after it): image-automation-controller never sets the field, "
