@@ -15,9 +15,11 @@ Kinds:
   placeholder in single braces, `image: {docker_username}/iris-classifier`: a sample a reader
   completes before applying, which does not parse as written; or is a line of its own that
   is one placeholder in angle brackets, `<CERT_MANAGER_ISSUER_ANNOTATION>`, which a template
-  repository's tool replaces with lines of YAML (kubefirst's gitops-template); or a Flux
-  variable (`[vault.${CLUSTER_DOMAIN}:8200]`) that postBuild substitutes before anything
-  parses it.
+  repository's tool replaces with lines of YAML (kubefirst's gitops-template); or a
+  variable (`[vault.${CLUSTER_DOMAIN}:8200]`) in a file no kustomize build reads, which
+  what applies it must substitute before parsing (envsubst). Where a build reads it (a
+  Flux Kustomization's path), it is the error: kustomize parses the file before Flux's
+  postBuild substitutes, so the build fails, and the message says so.
 - `values-duplicate` (warning): a key written twice in a Helm values file (a file named as
   values are, no document of it naming an `apiVersion` or `kind` at its top: a values key
   `deployment.kind` is a value): Helm reads values without refusing it and
@@ -149,12 +151,21 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
                 what = (f"line {found[-1]} is one placeholder in angle brackets (`<NAME>`) a "
                         "template tool replaces with YAML before applying, so the file as "
                         "written is a template, not a manifest")
-            elif any(_VARIABLE.search(text) for text in near):
-                what = ("the line holds a variable (`${NAME}`) Flux's postBuild substitutes "
-                        "before anything parses the file, so what is parsed is not what is "
-                        "written here")
+            elif any(_VARIABLE.search(text) for text in near) and (
+                    lf.path not in model.kustomized):
+                what = ("the line holds a variable (`${NAME}`): what applies the file must "
+                        "substitute its text before parsing it (envsubst), as no kustomize "
+                        "build reads it")
             else:
                 what = ""
+            # (a build parses the file before Flux's postBuild substitutes: kustomize-
+            # controller runs kustomize, then substitutes what it made; new-user trial
+            # sixty-seven D1: `hosts: [blog.${CLUSTER_DOMAIN}]` was called substituted first)
+            built = "" if what or lf.path not in model.kustomized or not any(
+                _VARIABLE.search(text) for text in near) else (
+                "; kustomize parses the file before Flux's postBuild substitutes its "
+                "variables (kustomize-controller builds first), so the build that reads it "
+                "fails: quote the value that holds the variable")
             if problem.message.startswith(DUPLICATE_KEY) and _values_file(lf.path, lf.text):
                 yield Violation(
                     None, (), f"{said}; Helm reads values files without refusing a "
@@ -201,9 +212,10 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
                     _no_manifest(lf.path, lf.text)):
                 doubt = NO_MANIFEST  # (davosian/home-cluster-v2: a go-task Taskfile)
             yield Violation(
-                None, (), said, file=lf.path, line=problem.line,
+                None, (), said + built, file=lf.path, line=problem.line,
                 column=problem.column, key=f"{lf.path}:{problem.message}", doubt=doubt,
-                fix=_syntax_fix(problem.message),
+                fix=("Quote the value that holds the variable (`hosts: ['blog.${DOMAIN}']`)."
+                     if built else _syntax_fix(problem.message)),
             )
 
 

@@ -362,3 +362,40 @@ def test_a_file_only_a_generator_reads_that_does_not_parse_is_not_certain(
         (4, 23)]
     blueprint = next(f for f in result.findings if f.file.startswith("blueprints"))
     assert "only a ConfigMap or Secret generator reads it" in blueprint.message
+
+
+def test_a_variable_that_breaks_the_yaml_of_a_flux_build_fails_the_build(tmp_path: Path) -> None:
+    """New-user trial sixty-seven (D1): `hosts: [blog.${CLUSTER_DOMAIN}]` in a file a Flux
+    Kustomization builds was a `placeholder` warning, "Flux's postBuild substitutes before
+    anything parses the file": kustomize-controller runs kustomize first, which parses it,
+    so the build fails. An error that says so (the same file no build reads stays a
+    warning, what applies it must substitute its text first: the fixture
+    yaml-syntax/fail/flux-variable.yaml)."""
+    from .helpers import lint_dir, write
+
+    ingress = ("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: blog, "
+               "namespace: web}\nspec:\n  tls:\n    - hosts: [blog.${CLUSTER_DOMAIN}]\n")
+    write(tmp_path, {
+        "clusters/home/sync.yaml": (
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {interval: 1h, url: https://github.com/acme/home, ref: {branch: main}}\n"
+            "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {interval: 1h, prune: true, path: ./clusters/home, "
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n"
+            "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: apps, namespace: flux-system}\n"
+            "spec: {interval: 1h, prune: true, path: ./apps, "
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n"),
+        "apps/kustomization.yaml": "resources: [ingress.yaml]\n",
+        "apps/ingress.yaml": ingress,
+    })
+    result = lint_dir(tmp_path, only=["yaml-syntax"])
+    got = {f.file: (f.line, f.severity, f.kind, f.message.partition("; ")[2], f.fix)
+           for f in result.findings}
+    assert got["apps/ingress.yaml"] == (
+        6, "error", "", "kustomize parses the file before Flux's postBuild substitutes its "
+        "variables (kustomize-controller builds first), so the build that reads it fails: "
+        "quote the value that holds the variable",
+        "Quote the value that holds the variable (`hosts: ['blog.${DOMAIN}']`).")
