@@ -53,7 +53,9 @@ verdicts), never in `lint`, which sees one tree.
   kustomization's `namespace:` the change set (at that line, naming the namespace it likely
   misspells: `stagging` for `staging`), but where an ApplicationSet's template syncs with
   `CreateNamespace=true`. Objects written in a new namespace are not judged (it is often
-  made elsewhere).
+  made elsewhere). So is an Argo CD Application the change stops syncing with
+  `CreateNamespace=true` into a namespace nothing else creates (at its sync options): the
+  cluster keeps the namespace earlier syncs made, but a new cluster's first sync fails.
 - `release-moved` (warning): an Argo CD Application with automated prune whose
   `destination.namespace` the change moves, where what it installs is a chart reviewbot
   does not render: Argo CD creates the chart's objects in the new namespace and prunes
@@ -420,7 +422,11 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         pods_by_object,
     )
     from reviewbot.rules._change_safety.immutable import immutable_verdicts
-    from reviewbot.rules._change_safety.namespaces import moved_releases, namespace_verdicts
+    from reviewbot.rules._change_safety.namespaces import (
+        create_namespace_dropped,
+        moved_releases,
+        namespace_verdicts,
+    )
     from reviewbot.rules._change_safety.sops import sops_verdicts
     from reviewbot.rules._change_safety.suspension import (
         any_suspended,
@@ -464,3 +470,4 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     yield from renamed_claims(diff, head)
     yield from namespaces
     yield from moved_releases(diff, base, head)
+    yield from create_namespace_dropped(diff, base, head)

@@ -3491,3 +3491,34 @@ def test_an_object_each_cluster_s_folder_renames_is_said_at_each_file_for_its_cl
                   for f in found) == [
         ("clusters/prod/settings.yaml", 4, "cluster clusters/prod"),
         ("clusters/staging/settings.yaml", 4, "cluster clusters/staging")]
+
+
+def test_an_application_that_stops_creating_its_namespace_fails_a_new_cluster_s_sync(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial sixty-seven (D6, a miss): `CreateNamespace=true` removed from an
+    Application whose namespace nothing else creates. The cluster keeps the namespace its
+    earlier syncs made; a new cluster's first sync fails: a warning at the sync options. A
+    Namespace in what it applies, or the option kept, says nothing."""
+    app = """apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: backup, namespace: argocd}
+spec:
+  source: {repoURL: https://example.com/x.git, path: backup}
+  destination: {server: https://kubernetes.default.svc, namespace: backup}
+  syncPolicy:
+    syncOptions: [%s]
+"""
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: backup}\ndata: {a: b}\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"root.yaml": app % "CreateNamespace=true, ServerSideApply=true",
+                        "backup/cm.yaml": cm})
+    dropped = repo.commit({"root.yaml": app % "ServerSideApply=true"})
+    _, found = review(repo, base, dropped, capsys)
+    assert [(f["severity"], f["file"], f["line"], f["message"].split(":")[0])
+            for f in found if f["rule"] == RULE] == [(
+        "warning", "root.yaml", 8, "Application argocd/backup no longer syncs with "
+        "CreateNamespace=true, and nothing else in the repository creates namespace backup")]
+    ns = repo.commit({"backup/ns.yaml": "apiVersion: v1\nkind: Namespace\n"
+                                        "metadata: {name: backup}\n"})
+    _, found = review(repo, base, ns, capsys)
+    assert [f for f in found if "CreateNamespace" in f["message"]] == []

@@ -67,6 +67,42 @@ def namespace_verdicts(diff: TreeDiff, base: Model, head: Model) -> Iterator[Vio
         )
 
 
+def create_namespace_dropped(diff: TreeDiff, base: Model, head: Model) -> Iterator[Violation]:
+    """``namespace-missing``: an Argo CD Application the change stops syncing with
+    ``CreateNamespace=true`` into a namespace nothing else of the head creates: the cluster
+    keeps the namespace the earlier syncs created, but a new cluster's first sync fails
+    ("namespaces ... not found"; new-user trial sixty-seven D6, a miss)."""
+    made = None
+    for entry in diff.objects:
+        obj, old = entry.head, entry.base
+        if obj is None or old is None or obj.kind != "Application" or (
+                obj.group != "argoproj.io") or not _creates(old) or _creates(obj):
+            continue
+        namespace = str(obj.get(("spec", "destination", "namespace")) or "")
+        if not namespace or namespace in ALWAYS or "{{" in namespace:
+            continue
+        made = _created(head) if made is None else made
+        if namespace in made:
+            continue
+        yield Violation(
+            obj, ("spec", "syncPolicy", "syncOptions") if obj.get(
+                ("spec", "syncPolicy", "syncOptions")) else ("spec", "destination", "namespace"),
+            f"Application {object_name(obj)} no longer syncs with CreateNamespace=true, and "
+            f"nothing else in the repository creates namespace {namespace}: the namespace its "
+            "earlier syncs created stays, but a new cluster's first sync fails (namespaces "
+            f"\"{namespace}\" not found)",
+            fix=f"Keep CreateNamespace=true, or add a Namespace {namespace} to what the "
+                "Application applies.",
+            kind="namespace-missing",
+            doubt=f"whether namespace {namespace} is made outside the repository")
+
+
+def _creates(app: KObject) -> bool:
+    """Whether an Argo CD Application syncs with ``CreateNamespace=true``."""
+    return any(str(s).replace(" ", "") == "CreateNamespace=true"
+               for s in _list(app.get(("spec", "syncPolicy", "syncOptions"))))
+
+
 def moved_releases(diff: TreeDiff, base: Model, head: Model) -> Iterator[Violation]:
     """``release-moved``: an Argo CD Application with automated prune whose
     ``destination.namespace`` the change moves, installing a chart reviewbot does not
