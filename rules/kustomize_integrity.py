@@ -1191,7 +1191,7 @@ def _waves_before_their_namespace(model: Model) -> Iterator[Violation]:
             f" in {step}: Argo CD applies wave by wave, so at the first sync "
             f"{obj.kind} {obj.name}'s apply finds {needs} and the sync stops before the wave "
             "that would create it",
-            kind="wave-order", key=f"{first.ref}:wave-order",
+            kind="wave-order",
             doubt=(f"whether the cluster already holds {what} from an earlier sync (then only "
                    "a new cluster's first sync stops)"),
             fix=(f"Give {what} a sync wave before its objects' (argocd.argoproj.io/sync-wave: "
