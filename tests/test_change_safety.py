@@ -623,6 +623,10 @@ def test_a_deletion_points_at_the_change_that_took_the_object_out(
     messages = [f["message"] for f in found]
     assert messages[1].startswith("PersistentVolumeClaim shop/data is no longer in apps/all.yaml")
     assert messages[0].startswith("ConfigMap shop/one is renamed to ConfigMap shop/uno")
+    # (a rename keeps nothing: no "to keep it running, first merge prune: disabled"; new-user
+    # trial sixty-seven W4)
+    assert found[0]["fix"] == ("Nothing to do if the new name is meant: the renamed object "
+                               "takes its place.")
     assert commentable(repo, base, head, found)
     # The Kustomization's path moved elsewhere: what it applied goes, at its spec.path.
     moved = repo.commit({"clusters/apps.yaml": flux().replace("./apps", "./elsewhere"),

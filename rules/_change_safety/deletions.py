@@ -163,9 +163,14 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
                      "reading it (or mark the reference optional: true)."),
                 kind="deleted-in-use", file=file, line=line, column=column)
             continue
+        # (a rename: the new object takes its place, and nothing is to keep; new-user trial
+        # sixty-seven W4 read "to keep it running, first merge ... prune: disabled" of each)
+        renamed = fate.how.startswith("is renamed to")
         yield Violation(
             obj, ("metadata", "name"), text,
             fix=(f"{fate.typo} Nothing else to do." if fate.typo else
+                 "Nothing to do if the new name is meant: the renamed object takes its place."
+                 if renamed else
                  f"Nothing to do if removing it is intended; to keep it running, first merge "
                  f"{_keep_annotation(fate)} on it."),
             kind="deleted", file=file, line=line, column=column,
