@@ -2105,6 +2105,10 @@ def _backends_removed(view: Model, had: Mapping[Any, Mapping[tuple[str, str], Se
             if not gone or any(key in was.get(b, {}) for b in builds(obj)):
                 continue  # (a name the build's namePrefix renamed: the head's own finding
                 # says it, with its cause, _renamed_backend)
+            if _still_listed(view, gone[0].obj.file) is not None:
+                continue  # (its file is gone and still listed: that build fails, and the
+                # cluster keeps the Service; the missing entry says it. New-user trial
+                # sixty-seven D5: a `git mv` of its file, "which this change removes")
             renamed = [n for b in builds(obj) for k, n in has.get(b, {}).items()
                        if k[0] == namespace and k not in had.get(b, {})
                        and dict(n.selector) == dict(gone[0].selector)]

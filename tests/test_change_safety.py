@@ -1955,8 +1955,8 @@ def test_diff_json_marks_each_changed_object_with_its_verdicts(
     assert code == 0, err
     section = out.split("### What applying this change does (2)\n\n", 1)[1].splitlines()
     assert [line.split(" · ")[:3] for line in section[:2]] == [
-        ["- *error*", "**`change-safety`**", "`Deployment/shop/web`"],
-        ["- *error*", "**`change-safety`**", "`PersistentVolumeClaim/shop/data`"]]
+        ["- *error*", "**`change-safety[immutable]`**", "`Deployment/shop/web`"],
+        ["- *error*", "**`change-safety[deleted-data]`**", "`PersistentVolumeClaim/shop/data`"]]
 
 
 # ---------------------------------------------------------------- the seed pull requests

@@ -316,13 +316,13 @@ spec:
     inline = err.split("inline comment(s)", 1)[1]
     assert "\noverlays/home/kustomization.yaml:2\nAbout `Deployment/shop/web` at " \
            "`base/web.yaml` line 5, which this change affects:\n\n**error** " \
-           "`change-safety`: Deployment shop/web: spec.selector changes" in inline
+           "`change-safety[immutable]`: Deployment shop/web: spec.selector changes" in inline
     assert "Not shown inline" not in out
     # its own line in the diff: there, as before
     again = repo.commit({"base/web.yaml": deployment.replace("app: web}}\n  template",
                                                              "app: web, tier: a}}\n  template")})
     _, out, err = review_out(repo, head, again, "markdown", capsys, "--rule", "change-safety")
-    assert "\nbase/web.yaml:5\n**error** `change-safety`" in err
+    assert "\nbase/web.yaml:5\n**error** `change-safety[" in err
 
 
 def test_the_deletions_a_removed_entry_prunes_are_one_comment_on_its_line(
@@ -354,7 +354,7 @@ def test_the_deletions_a_removed_entry_prunes_are_one_comment_on_its_line(
     assert inline.count("\nclusters/home/kustomization.yaml:1\n") == 2  # + kustomize-integrity
     (merged,) = [c for c in inline.split("<!-- reviewbot:fp:") if "findings of" in c]
     assert "\n4 findings of `change-safety` at this line (2 errors, 2 infos):\n\n" \
-           "**error** `change-safety`: Namespace shop is no longer applied" in merged
+           "**error** `change-safety[deleted-data]`: Namespace shop is no longer applied" in merged
     assert merged.count("\n---\n") == 3 and merged.index("PersistentVolumeClaim shop/data") \
         < merged.index("ConfigMap shop/c")
 
@@ -404,7 +404,8 @@ def test_a_call_to_a_renamed_service_is_commented_at_the_rename(
     _, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "netpol-pairing")
     inline = err.split("inline comment(s)", 1)[1]
     assert "\nai/service.yaml:4\nAbout `Deployment/web/api` at `web/api.yaml` line 13, which " \
-           "this change affects:\n\n**error** `netpol-pairing`: web/api calls " in inline
+           "this change affects:\n\n**error** `netpol-pairing[dependency-missing]`: " \
+           "web/api calls " in inline
     assert "Not shown inline" not in out
 
 
@@ -450,6 +451,17 @@ def test_an_ingress_whose_service_the_change_renames_is_an_error(
     assert code == 1 and ("HTTPRoute shop/web: its backend names Service web, which this "
                           "change removes \\(Service web-svc selects the same pods\\): the "
                           "gateway cannot resolve it and answers 500") in out
+    # the Service's file moved (`git mv`) and its entry left: that build fails, the cluster
+    # keeps the Service, and the missing entry alone says it (new-user trial sixty-seven D5:
+    # "which this change removes ... answers 503")
+    base = repo.commit({"route.yaml": None, "ingress.yaml": ingress,
+                        "service.yaml": service.format(name="web"),
+                        "kustomization.yaml": "resources: [service.yaml, ingress.yaml, "
+                                              "web.yaml]\n"})
+    head = repo.commit({"service.yaml": None, "svc.yaml": service.format(name="web")})
+    code, out, err = review_out(repo, base, head, "markdown", capsys)
+    assert "which this change removes" not in out + err
+    assert "'service.yaml' does not exist" in out
 
 
 def test_a_route_a_prefix_leaves_behind_is_said_by_a_lint_and_once_by_a_review(
@@ -821,7 +833,7 @@ def test_a_port_renamed_under_an_unchanged_ingress_is_said_at_the_rename_for_eac
                                 "netpol-pairing")
     assert code == 1
     inline = err.split("inline comment(s)", 1)[1]
-    assert "\nbase/service.yaml:7\n**error** `netpol-pairing`: Service " in inline
+    assert "\nbase/service.yaml:7\n**error** `netpol-pairing[backend-port]`: Service " in inline
     assert "`Ingress/" in inline and "Service/prod/web" in inline  # both overlays named
     lint = run_cli(["lint", str(repo.path), "--rule", "netpol-pairing", "--format", "json"],
                    capsys)[1]

@@ -221,6 +221,6 @@ spec:
     assert "2 fixed" in out
     section = out.split("### Fixed by this pull request (2)\n", 1)[1].split("###", 1)[0]
     assert [line for line in section.splitlines() if line.startswith("- ")] == [
-        "- `netpol-pairing` · `NetworkPolicy/mon/prom-egress`, was at "
+        "- `netpol-pairing[egress-unmatched]` · `NetworkPolicy/mon/prom-egress`, was at "
         "`mon/egress.yaml:8`; same cause at `llm/deny.yaml:4` (`NetworkPolicy/llm/deny`) "
         "(2 findings)"]

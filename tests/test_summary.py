@@ -266,9 +266,10 @@ def test_findings_that_differ_only_in_their_namespace_are_one_entry_naming_the_o
              selector("demo4", "demo-app4", fix="Recreate it.")]  # another fix: its own entry
     text = render_markdown(Report(findings=tuple(found), review=ReviewSummary(new=5)))
     assert "### Errors (5)" in text
-    assert text.count("- **`change-safety`**") == 3
+    assert text.count("- **`change-safety[immutable]`**") == 3
     assert (
-        "- **`change-safety`** · Deployment `web` in 3 namespaces: `default`, `demo1`, `demo2` · "
+        "- **`change-safety[immutable]`** · Deployment `web` in 3 namespaces: `default`, "
+        "`demo1`, `demo2` · "
         "`deployment.yml:10`<br>Deployment \\{default, demo1, demo2\\}/web: spec.selector "
         "changes, but it is immutable: the sync of Argo CD Application argocd/\\{demo, "
         "demo-app1, demo-app2\\} fails<br>**Fix:** Revert spec.selector.\n") in text
@@ -278,7 +279,7 @@ def test_findings_that_differ_only_in_their_namespace_are_one_entry_naming_the_o
     words = " ".join(f"w{i}" for i in range(6))
     other = [selector("a", "x", message=words), selector("b", "y", message=words.replace("w", "v"))]
     text = render_markdown(Report(findings=tuple(other), review=ReviewSummary(new=2)))
-    assert text.count("- **`change-safety`**") == 2
+    assert text.count("- **`change-safety[immutable]`**") == 2
 
 
 def test_one_base_line_wanting_in_each_overlay_namespace_is_one_entry_with_one_fix() -> None:
@@ -298,9 +299,10 @@ def test_one_base_line_wanting_in_each_overlay_namespace_is_one_entry_with_one_f
     found = [egress("shop-prod"), egress("shop-staging"),
              egress("shop-dev", fix="Widen it.")]  # another fix: its own entry
     text = render_markdown(Report(findings=tuple(found), review=ReviewSummary(new=3)))
-    assert text.count("- **`netpol-pairing`**") == 2
+    assert text.count("- **`netpol-pairing[egress-unmatched]`**") == 2
     assert (
-        "- **`netpol-pairing`** · CiliumNetworkPolicy `vllm` in 2 namespaces: `shop-prod`, "
+        "- **`netpol-pairing[egress-unmatched]`** · CiliumNetworkPolicy `vllm` in 2 "
+        "namespaces: `shop-prod`, "
         "`shop-staging` · `base/np.yaml:27`<br>\\{shop-prod, shop-staging\\}/vllm: egress to "
         "\\{shop-prod, shop-staging\\}/redis on TCP 6379 has no matching ingress in "
         "\\{shop-prod, shop-staging\\}<br>**Fix:** Widen the ingress rule of \\{shop-prod, "

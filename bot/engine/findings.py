@@ -352,6 +352,13 @@ class Finding:
     anchor: tuple[str, int] | None = field(default=None, compare=False, hash=False)
 
     @property
+    def check(self) -> str:
+        """The check as ``reviewbot explain`` takes it: ``rule[kind]`` (``netpol-pairing[
+        backend-port]``), or the rule (new-user trials twenty-five and sixty-seven looked
+        for the check of a bare rule's name in vain)."""
+        return f"{self.rule}[{self.kind}]" if self.kind else self.rule
+
+    @property
     def identity(self) -> tuple[str, str, str]:
         """(rule, object, stable field path or the rule's key): see reviewbot.engine.identity."""
         return _identity.of(self)

@@ -70,7 +70,7 @@ def _where(f: Finding) -> str:
 
 
 def finding_row(f: Finding, with_new: bool) -> str:
-    cells = [md_code(f.rule), md_code(f.object) if f.object else "", md_code(_where(f))]
+    cells = [md_code(f.check), md_code(f.object) if f.object else "", md_code(_where(f))]
     text = md_text(f.message)
     if f.fix:
         text += f"<br>**Fix:** {md_prose(f.fix)}"
@@ -147,7 +147,7 @@ def also_at(f: Finding, links: Links | None = None, limit: int = 5, inline: bool
 def finding_comment(f: Finding, alike: str = "") -> str:
     """The body of an inline comment for one finding (``alike``: a sentence naming the
     findings alike at its line it stands for)."""
-    head = f"**{md_text(f.severity)}** {md_code(f.rule, False)}"
+    head = f"**{md_text(f.severity)}** {md_code(f.check, False)}"
     if f.worse:
         head += f" ({md_text('worse: ' + f.worse)})"
     lines = [f"{head}: {md_text(f.message)}"]
@@ -503,7 +503,7 @@ def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False
     row: a long name wraps instead of pushing the comment sideways. ``alike``: the findings
     it stands for (:func:`alike_in_namespaces`, ``f`` first): their objects are named, and
     the words of the message that differ between them are listed in their order."""
-    rule = md_code(f.rule, False)
+    rule = md_code(f.check, False)
     doc = links.rule(f.rule) if links is not None else None
     head = [f"**[{rule}]({doc})**" if doc else f"**{rule}**"]
     message, fix = f.message, f.fix
@@ -688,7 +688,8 @@ def _fixed_section(builder: _Builder, fixed: Sequence[Finding]) -> None:
         return
     entries: list[str] = []
     for f in fixed:
-        what = [md_code(f.rule, False)] + ([_object(f.object, f.file)] if f.object else [])
+        what = [md_code(f.check, False)] + (
+            [_object(f.object, f.file)] if f.object else [])
         also = also_at(f)
         entries.append(f"- {' · '.join(what)}, was at {md_code(_where(f), False)}"
                        + (f"; {also[0].lower()}{also[1:]}" if also else ""))

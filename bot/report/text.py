@@ -66,10 +66,7 @@ def render_text(report: Report, color: bool = False) -> str:
             label = paint(_COLOR.get(f.severity, ""), f.severity)
             named = " ".join(w for w in object_words(f.object, f.file) if w)
             obj = f" {paint(_DIM, term(named))}" if f.object else ""
-            # the check as `reviewbot explain` takes it (`netpol-pairing[backend-port]`: new-user
-            # trial twenty-five read `[netpol-pairing]` and looked for the check in vain)
-            check = f"{f.rule}[{f.kind}]" if f.kind else f.rule
-            out.append(f"  {where:>8}  {label:<7} {term(message)}  [{term(check)}]{new}{obj}")
+            out.append(f"  {where:>8}  {label:<7} {term(message)}  [{term(f.check)}]{new}{obj}")
             quote = 0 < f.line <= len(lines) and _may_quote(f, file)
             if quote and hidden is None:
                 hidden = hidden_lines(file, text)
