@@ -241,6 +241,12 @@ reviewbot checks every `kustomization.yaml` in the tree:
   (`github.com/org/repo//path`) at a branch (`main`, `master`, `HEAD`, ..., or no `?ref=`,
   the default branch): what the cluster receives changes upstream while the repository
   stays the same, as a floating image tag does. A tag or a commit pins it;
+- `unsubstituted` (warning, at the field): a `${VAR}` an object writes whose Flux
+  Kustomization has no `postBuild`, where another Flux Kustomization of its cluster
+  substitutes that variable: Flux leaves it as written there (Grafana's
+  `grafana.${CLUSTER_DOMAIN}` under a Kustomization without postBuild, `apps` substituting
+  it). The Kustomization is its other place. `$${VAR}`, and a name no Kustomization sets,
+  are no Flux variables;
 - `unset-variable` (error, at the field): a `${VAR}` without a default an applied object
   writes, which no `substitute` value and no `substituteFrom` source of the Flux
   Kustomization applying it sets: Flux's post-build substitution writes it as the empty
@@ -422,6 +428,7 @@ from reviewbot.model.kustomize import (
 )
 from reviewbot.model.objects import (
     ARGO_UNPLACED,
+    DEFAULT_CLUSTER,
     REFUSED,
     UNPLACED,
     KObject,
@@ -497,7 +504,7 @@ SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error"
               "applied-by-script": "info", "not-applied": "info",
               "unset-variable": "error", "patch-shifted": "warning", "hook-order": "error",
               "remote-floating": "warning", "crd-order": "warning",
-              "chart-floating": "warning", "image-policy": "error",
+              "chart-floating": "warning", "image-policy": "error", "unsubstituted": "warning",
               "wave-order": "error"}
 BUILD_FAILED = "kustomize build failed: "
 # a build that runs kustomize plugins (``transformers``, ``generators``, ``validators``: a
@@ -603,6 +610,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _dependencies(model)
     yield from _substitutions(model)
     yield from _unset_variables(model)
+    yield from _unsubstituted(model)
     yield from _sources(model)
     yield from _image_automation(model)
     yield from _unplaced(model)
@@ -2767,6 +2775,76 @@ def _unset_variables(model: Model) -> Iterator[Violation]:
             # its cluster may)
             yield Violation(obj, path, message, kind="unset-variable", fix=fix,
                             others=others, doubt=model.doubts.get(id(obj), ""))
+
+
+# a Flux variable as written (not ``$${...}``, which Flux writes as a literal ``${...}``)
+_FLUX_VARIABLE = re.compile(r"(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)(?:[:=\-?+][^}]*)?\}")
+
+
+def _unsubstituted(model: Model) -> Iterator[Violation]:
+    """``unsubstituted``: a ``${VAR}`` an object writes that a Flux Kustomization without
+    ``postBuild`` applies, where another Flux Kustomization of its cluster substitutes that
+    variable: Flux substitutes nothing there, so the cluster receives the text as written
+    (new-user trial sixty-seven D2: Grafana's `hosts: [grafana.${CLUSTER_DOMAIN}]` under
+    infra-controllers, which had no postBuild, while apps substitutes CLUSTER_DOMAIN from
+    cluster-settings; "no findings")."""
+    from reviewbot.model.substitute import config_data
+
+    flux = [o for o in model.objects if o.kind == "Kustomization"
+            and o.group == "kustomize.toolkit.fluxcd.io"]
+    setting: dict[str, dict[str, KObject]] = {}  # cluster -> variable -> a Kustomization
+    for k in flux:
+        post = k.get(("spec", "postBuild"))
+        if not isinstance(post, dict):
+            continue
+        keys = [str(n) for n in dict_of(post.get("substitute"))]
+        for source in items(post.get("substituteFrom")):
+            kind, named = dict_of(source).get("kind"), dict_of(source).get("name")
+            keys += [str(n) for o in model.objects if o.kind == kind and kind in (
+                "ConfigMap", "Secret") and o.name == named and o.namespace == k.namespace
+                for n in config_data(o.body) or ()]
+        for cluster in model.clusters.get(id(k)) or (DEFAULT_CLUSTER,):
+            for key in keys:
+                setting.setdefault(cluster, {}).setdefault(key, k)
+    if not setting or all(isinstance(k.get(("spec", "postBuild")), dict) for k in flux):
+        return
+    for obj in model.objects:
+        doc = obj.doc
+        if doc is None or b"${" not in doc.file.data or obj.file in model.unapplied:
+            continue
+        clusters = model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,)
+        wanted = {k for c in clusters for k in setting.get(c, {})}
+        found = [(path, text, [n for n in _FLUX_VARIABLE.findall(text) if n in wanted])
+                 for path, text in _texts_with_variables(obj.body, ())]
+        found = [f for f in found if f[2]]
+        if not found:
+            continue
+        appliers = [m.applier for m in makers(model, obj)]
+        if not appliers or not all(
+                a is not None and a.kind == "Kustomization"
+                and a.group == "kustomize.toolkit.fluxcd.io"
+                and not isinstance(a.get(("spec", "postBuild")), dict) for a in appliers):
+            continue
+        applier = appliers[0]
+        assert applier is not None
+        path, text, names = found[0]
+        name = names[0]
+        other = next(setting[c][name] for c in clusters if name in setting.get(c, {}))
+        written = f": the field reads {text!r}" if len(text) <= 80 and "\n" not in text else ""
+        yield Violation(
+            obj, path,
+            f"{format_path(path)}: ${{{name}}} is left as written: Flux Kustomization "
+            f"{applier.namespace}/{applier.name}, which applies it, has no postBuild, while "
+            f"Flux Kustomization {other.namespace}/{other.name} substitutes {name}, so the "
+            f"cluster receives the text as written{written}",
+            kind="unsubstituted",
+            fix=(f"Give Flux Kustomization {applier.namespace}/{applier.name} the postBuild "
+                 f"that sets {name} ({other.namespace}/{other.name}'s), or write the value."),
+            others=(Violation(applier, ("metadata", "name"), f"Flux Kustomization "
+                              f"{applier.namespace}/{applier.name} has no postBuild, and "
+                              f"{obj.kind} {obj.namespace or 'default'}/{obj.name} it applies "
+                              f"writes ${{{name}}}, which it leaves as written",
+                              kind="unsubstituted"),))
 
 
 def _reads(value: Any) -> str:

@@ -4251,3 +4251,38 @@ spec:
               "helm-controller cannot fetch the chart and never installs or upgrades the "
               "release",
           "Name charts-jetstack in the chart source, the HelmRepository's new name.", [15])]
+
+
+def test_a_variable_a_kustomization_without_post_build_applies_is_left_as_written(
+        tmp_path: Path) -> None:
+    """New-user trial sixty-seven (D2): Grafana's `hosts: [grafana.${CLUSTER_DOMAIN}]`
+    under a Flux Kustomization with no postBuild, while `apps` substitutes CLUSTER_DOMAIN
+    from cluster-settings: Flux left it as written, and nothing was said. A warning at the
+    field (JJGadgets-Biohazard's nvidia-app, substitution disabled by its label, applies the
+    alerts component's `${CLUSTER_NAME}` alike); a name no Kustomization sets, or `$${...}`,
+    is no Flux variable."""
+    ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+          "metadata: {name: %s, namespace: flux-system}\n"
+          "spec:\n  interval: 1h\n  prune: true\n  path: %s\n"
+          "  sourceRef: {kind: GitRepository, name: flux-system}\n%s")
+    post = "  postBuild:\n    substituteFrom: [{kind: ConfigMap, name: cluster-settings}]\n"
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": ks % ("flux-system", "./clusters/prod", ""),
+        "clusters/prod/apps.yaml": ks % ("apps", "./apps", post) + "---\n"
+                                   + ks % ("infra", "./infra", ""),
+        "clusters/prod/settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "
+                                       "cluster-settings, namespace: flux-system}\n"
+                                       "data: {CLUSTER_DOMAIN: example.com}\n",
+        "apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: a}\n"
+                        "data: {HOST: 'web.${CLUSTER_DOMAIN}'}\n",
+        "infra/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: grafana, "
+                         "namespace: monitoring}\ndata:\n  HOST: 'grafana.${CLUSTER_DOMAIN}'\n"
+                         "  SHELL: 'echo ${HOME} $${CLUSTER_DOMAIN}'\n",
+    })
+    assert [(f.file, f.line, f.severity, f.message) for f in lint(tmp_path).findings
+            if f.kind == "unsubstituted"] == [(
+        "infra/cm.yaml", 5, "warning",
+        "data.HOST: ${CLUSTER_DOMAIN} is left as written: Flux Kustomization flux-system/infra, "
+        "which applies it, has no postBuild, while Flux Kustomization flux-system/apps "
+        "substitutes CLUSTER_DOMAIN, so the cluster receives the text as written: the field "
+        "reads 'grafana.${CLUSTER_DOMAIN}'")]
