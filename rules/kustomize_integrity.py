@@ -2787,46 +2787,48 @@ def _unsubstituted(model: Model) -> Iterator[Violation]:
     variable: Flux substitutes nothing there, so the cluster receives the text as written
     (new-user trial sixty-seven D2: Grafana's `hosts: [grafana.${CLUSTER_DOMAIN}]` under
     infra-controllers, which had no postBuild, while apps substitutes CLUSTER_DOMAIN from
-    cluster-settings; "no findings")."""
+    cluster-settings; "no findings"). Asked of the bodies the walk found so applied whose
+    texts may spell a variable (``Reach.unsubstituted``)."""
+    reach = model.derived.get("reach")
+    if reach is None or not reach.unsubstituted:
+        return
     from reviewbot.model.substitute import config_data
 
-    flux = [o for o in model.objects if o.kind == "Kustomization"
-            and o.group == "kustomize.toolkit.fluxcd.io"]
+    data: dict[tuple[str, str, str], KObject] = {
+        (o.kind, o.namespace or "", o.name): o for o in model.objects
+        if o.kind in ("ConfigMap", "Secret") and o.group == ""}
     setting: dict[str, dict[str, KObject]] = {}  # cluster -> variable -> a Kustomization
-    for k in flux:
-        post = k.get(("spec", "postBuild"))
+    for k in model.objects:
+        post = k.get(("spec", "postBuild")) if k.kind == "Kustomization" and (
+            k.group == "kustomize.toolkit.fluxcd.io") else None
         if not isinstance(post, dict):
             continue
         keys = [str(n) for n in dict_of(post.get("substitute"))]
         for source in items(post.get("substituteFrom")):
-            kind, named = dict_of(source).get("kind"), dict_of(source).get("name")
-            keys += [str(n) for o in model.objects if o.kind == kind and kind in (
-                "ConfigMap", "Secret") and o.name == named and o.namespace == k.namespace
-                for n in config_data(o.body) or ()]
+            held = data.get((str(dict_of(source).get("kind")), k.namespace or "",
+                             str(dict_of(source).get("name"))))
+            keys += [str(n) for n in (config_data(held.body) or ())] if held else []
         for cluster in model.clusters.get(id(k)) or (DEFAULT_CLUSTER,):
             for key in keys:
                 setting.setdefault(cluster, {}).setdefault(key, k)
-    if not setting or all(isinstance(k.get(("spec", "postBuild")), dict) for k in flux):
+    if not setting:
         return
     for obj in model.objects:
-        doc = obj.doc
-        if doc is None or b"${" not in doc.file.data or obj.file in model.unapplied:
+        if id(obj.body) not in reach.unsubstituted or obj.file in model.unapplied:
             continue
         clusters = model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,)
         wanted = {k for c in clusters for k in setting.get(c, {})}
-        found = [(path, text, [n for n in _FLUX_VARIABLE.findall(text) if n in wanted])
-                 for path, text in _texts_with_variables(obj.body, ())]
-        found = [f for f in found if f[2]]
+        found = [(path, text, names) for path, text in _texts_with_variables(obj.body, ())
+                 if (names := [n for n in _FLUX_VARIABLE.findall(text) if n in wanted])]
         if not found:
             continue
         appliers = [m.applier for m in makers(model, obj)]
-        if not appliers or not all(
+        applier = appliers[0] if appliers else None
+        if applier is None or not all(
                 a is not None and a.kind == "Kustomization"
                 and a.group == "kustomize.toolkit.fluxcd.io"
                 and not isinstance(a.get(("spec", "postBuild")), dict) for a in appliers):
             continue
-        applier = appliers[0]
-        assert applier is not None
         path, text, names = found[0]
         name = names[0]
         other = next(setting[c][name] for c in clusters if name in setting.get(c, {}))

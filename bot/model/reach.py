@@ -174,6 +174,9 @@ class Reach:
     # id of a built body -> the variables it names that no value of its Kustomization's
     # postBuild sets (its sources all read): written as their default, or as ""
     unset: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    # ids of built bodies a Flux Kustomization without postBuild applies whose texts may
+    # spell ``${``: left as written (kustomize-integrity's unsubstituted asks these only)
+    unsubstituted: set[int] = field(default_factory=set)
     # ApplicationSets whose generators reviewbot does not evaluate (file, name, generators):
     # what their Applications apply is not seen
     unevaluated: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
@@ -1441,6 +1444,10 @@ class _Walker:
         values = post_build_values(
             spec, step.namespace, functools.partial(self._config, step.cluster))
         if values is None:
+            for r in resources:  # (what may spell a variable Flux leaves as written)
+                if r.doc is None or self._spelled(r.doc):
+                    self.reach.unsubstituted.add(id(r.body))
+                    self.reach.kept.append(r.body)
             return resources
         out = []
         plain = self._plain(build, spec)
