@@ -2784,6 +2784,17 @@ replacements:
         "(kustomize: the fieldPath is missing for the replacement source)"]
 
 
+def _cluster_sync(cluster: str) -> str:
+    """Flux bootstrap's sync of cluster folder ``clusters/<cluster>``."""
+    return ("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {interval: 1m, url: https://github.com/acme/fleet, ref: {branch: main}}\n"
+            "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            f"spec: {{interval: 10m, path: ./clusters/{cluster}, prune: true, "
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n")
+
+
 def test_a_doubt_of_a_source_not_followed_names_the_finding_s_own_cluster_s(
         tmp_path: Path) -> None:
     """Judge round BP (carpenike/k8s-gitops): each cluster applies Kustomizations from an OCI
@@ -2791,14 +2802,7 @@ def test_a_doubt_of_a_source_not_followed_names_the_finding_s_own_cluster_s(
     was doubted with cluster-0's flux.yaml. Each cluster's finding names its own."""
     files: dict[str, str] = {}
     for c in ("a", "b"):
-        files[f"clusters/{c}/flux-system/gotk-sync.yaml"] = (
-            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
-            "metadata: {name: flux-system, namespace: flux-system}\n"
-            "spec: {interval: 1m, url: https://github.com/acme/fleet, ref: {branch: main}}\n"
-            "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
-            "metadata: {name: flux-system, namespace: flux-system}\n"
-            f"spec: {{interval: 10m, path: ./clusters/{c}, prune: true, "
-            "sourceRef: {kind: GitRepository, name: flux-system}}\n")
+        files[f"clusters/{c}/flux-system/gotk-sync.yaml"] = _cluster_sync(c)
         files[f"clusters/{c}/flux.yaml"] = (
             "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
             "metadata: {name: extra, namespace: flux-system}\n"
@@ -3903,14 +3907,7 @@ def test_a_marker_whose_policy_only_another_cluster_has_is_never_set(tmp_path: P
     every policy in one cluster (ptl) while the others apply the files, is quiet."""
     files: dict[str, str] = {}
     for c in ("a", "b"):
-        files[f"clusters/{c}/flux-system/gotk-sync.yaml"] = (
-            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
-            "metadata: {name: flux-system, namespace: flux-system}\n"
-            "spec: {interval: 1m, url: https://github.com/acme/fleet, ref: {branch: main}}\n"
-            "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
-            "metadata: {name: flux-system, namespace: flux-system}\n"
-            f"spec: {{interval: 10m, path: ./clusters/{c}, prune: true, "
-            "sourceRef: {kind: GitRepository, name: flux-system}}\n")
+        files[f"clusters/{c}/flux-system/gotk-sync.yaml"] = _cluster_sync(c)
     files["clusters/a/automation.yaml"] = (
         "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\n"
         "metadata: {name: fleet, namespace: flux-system}\n"
