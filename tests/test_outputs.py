@@ -534,3 +534,16 @@ def test_alike_findings_named_inside_brackets_are_named_without_them() -> None:
     lines = render(report, "text").splitlines()
     assert [line.strip() for line in lines if "more at this line" in line] == [
         "and 1 more at this line with this fix, alike: https://staging:6443"]
+
+
+def test_the_json_names_each_other_place_of_a_cause_once() -> None:
+    """New-user trial sixty-seven (D8): a review's JSON listed a policy twice in `also`
+    where the text named it once (two findings of one cause at the same place)."""
+    from reviewbot.engine.findings import Finding
+
+    place = Finding("netpol-pairing", "error", "ai/deny.yaml", 4, 1, "NetworkPolicy/ai/deny",
+                    "m", "f")
+    found = Finding("netpol-pairing", "error", "web/np.yaml", 37, 5, "NetworkPolicy/web/out",
+                    "m", "f", others=(place, replace(place, message="another"), place))
+    assert found.as_json(review=True)["also"] == [
+        {"object": "NetworkPolicy/ai/deny", "file": "ai/deny.yaml", "line": 4}]

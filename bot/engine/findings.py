@@ -377,8 +377,11 @@ class Finding:
         if review:
             out["new"] = bool(self.new)
             out["worse"] = self.worse or None  # "68Gi -> 72Gi of 63,495Mi"
-            out["also"] = [{"object": o.object, "file": o.file, "line": o.line}
-                           for o in self.others]  # the other places of its cause
+            # the other places of its cause, each once (new-user trial sixty-seven D8: a
+            # policy named twice where the text named it once)
+            places = dict.fromkeys((o.object, o.file, o.line) for o in self.others)
+            out["also"] = [{"object": obj, "file": file, "line": line}
+                           for obj, file, line in places]
         return out
 
     @property
