@@ -213,7 +213,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   image-reflector-controller never selects an image for it otherwise, and no marker naming
   it is set. A warning when something reviewbot cannot see may make the policy (as for
   `dependency`); a file no automation of the repository updates, a repository without one,
-  a policy whose namespace its applier decides, and a name with a variable are not judged;
+  a policy whose namespace its applier decides, and a name with a variable are not judged.
+  In a review, markers an automation of the base updated and none of the head does (an
+  `update.path` narrowed, the automation removed) are a warning at the file's first marker;
 - a Flux Kustomization's `postBuild.substituteFrom` entry (not `optional`) names a
   ConfigMap or Secret its own namespace has (`substitution`): kustomize-controller reads it
   there, and without it fails the build and applies nothing; judged where the repository
@@ -2410,6 +2412,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     yield from _images_dropped(base, head)
     yield from _generators_emptied(base, head)
     yield from _references_renamed(base, head)
+    yield from _markers_left(base, head)
     graph = model_graph(head)
     index = TreeIndex(head.tree.paths, graph, head.tree.outside)
     # (object, field, path, source) of each path naming no folder, check_set silent on it
@@ -2680,6 +2683,41 @@ def _references_renamed(base: Model, head: Model) -> Iterator[Violation]:
             namespace, name, "image-policy", f"selects tags of ImageRepository {namespace}/{name}",
             "image-reflector-controller never selects an image for it: no image automation "
             "marker naming it is ever set", "imageRepositoryRef")
+
+
+def _markers_left(base: Model, head: Model) -> Iterator[Violation]:
+    """``image-policy``, in a review: image automation markers that an ImageUpdateAutomation
+    of the base updated and none of the head does (the change narrowed an ``update.path``,
+    removed the automation, or moved the file out): the fields keep the image they hold
+    from then on (new-user trial sixty-seven D7: `./apps/home` narrowed to
+    `./apps/home/web`, open-webui's marker left behind, a miss). A warning: leaving them
+    may be meant. Once per file, at its first marker."""
+    from reviewbot.load.loader import setter_comments
+    from reviewbot.model.dependencies import automations, updating
+
+    before, after = automations(base), automations(head)
+    if not before:
+        return
+    for path in sorted(head.files):
+        found = setter_comments(head.files[path])
+        if not found or updating(after, path):
+            continue
+        was = updating(before, path) if path in base.files else []
+        if not was:
+            continue
+        line, (setter, column) = min(found.items())
+        names = ", ".join(f"{a.namespace}/{a.name}" for a in was)
+        which = (f"its image automation marker {setter!r} is never set: the field keeps the "
+                 "image it holds" if len(found) == 1 else f"its {len(found)} image automation "
+                 f"markers ({setter!r} first) are never set: the fields keep the images they "
+                 "hold")
+        yield Violation(
+            None, (), f"ImageUpdateAutomation {names} updated {path} before this change and "
+            f"no automation does now (their update.path leaves it out), so {which}",
+            kind="image-policy", file=path, line=line, column=column,
+            key=f"image-policy {path} left", doubt="whether leaving the file to be updated "
+            "by hand is meant", fix=f"Widen the update.path of ImageUpdateAutomation "
+            f"{was[0].namespace}/{was[0].name} to cover {path}, or remove the markers.")
 
 
 def _renamed_reference(base: Model, head: Model, obj: KObject, at: Path, kind: str,

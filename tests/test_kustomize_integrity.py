@@ -4283,3 +4283,41 @@ def test_a_variable_a_kustomization_without_post_build_applies_is_left_as_writte
         "which applies it, has no postBuild, while Flux Kustomization flux-system/apps "
         "substitutes CLUSTER_DOMAIN, so the cluster receives the text as written: the field "
         "reads 'grafana.${CLUSTER_DOMAIN}'")]
+
+
+def test_a_change_that_leaves_markers_out_of_every_automation_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial sixty-seven (D7, a miss): `update.path` narrowed from `./apps` to
+    `./apps/web`, open-webui's marker left behind: the field is never set again. A
+    warning at the file's first marker (leaving it may be meant); none where the file stays
+    under an automation's path."""
+    automation = ("apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\n"
+                  "metadata: {name: apps, namespace: flux-system}\n"
+                  "spec:\n  interval: 30m\n"
+                  "  sourceRef: {kind: GitRepository, name: flux-system}\n"
+                  "  update: {path: %s, strategy: Setters}\n")
+    deploy = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: ai}\n"
+              "data: {image: 'ghcr.io/acme/%s:1.0'} # {\"$imagepolicy\": \"flux-system:%s\"}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": FLUX_APPS % "",
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources: [flux-system, automation.yaml]\n",
+        "clusters/prod/automation.yaml": automation % "./apps",
+        "apps/kustomization.yaml": "resources: [web/web.yaml, ai/webui.yaml]\n",
+        "apps/web/web.yaml": deploy % ("web", "web", "web"),
+        "apps/ai/webui.yaml": deploy % ("webui", "webui", "webui"),
+    })
+    head = repo.commit({"clusters/prod/automation.yaml": automation % "./apps/web"})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              head, "--platform", "none", "--format", "json", "--rule",
+                              "kustomize-integrity"], capsys)
+    assert code in (0, 1), err
+    assert [(f["severity"], f["file"], f["line"], f["message"])
+            for f in json.loads(out)["findings"] if "before this change" in f["message"]] == [(
+        "warning", "apps/ai/webui.yaml", 4,
+        "ImageUpdateAutomation flux-system/apps updated apps/ai/webui.yaml before this change "
+        "and no automation does now (their update.path leaves it out), so its image "
+        "automation marker 'flux-system:webui' is never set: the field keeps the image it "
+        "holds. Not certain: reviewbot could not see whether leaving the file to be updated "
+        "by hand is meant.")]

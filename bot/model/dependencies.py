@@ -444,9 +444,8 @@ def unmet_markers(model: Model) -> list[Marker]:
 def _unmet_markers(model: Model) -> list[Marker]:
     from reviewbot.load.loader import setter_comments
 
-    automations = [o for o in model.objects if o.kind == "ImageUpdateAutomation"
-                   and o.group == IMAGE_GROUP and isinstance(o.get(("spec", "update")), dict)]
-    if not automations:
+    every = automations(model)
+    if not every:
         return []
     held: dict[str, dict[tuple[str, str], list[KObject]]] = {}  # cluster -> policies
     names: dict[str, set[str]] = {}  # namespace -> the names of its ImagePolicies, anywhere
@@ -464,26 +463,38 @@ def _unmet_markers(model: Model) -> list[Marker]:
         found = setter_comments(model.files[path])
         if not found:
             continue
-        updating = tuple(a for a in automations if _updates(a, path))
-        if not updating:
+        updates = tuple(updating(every, path))
+        if not updates:
             continue
         for line, (setter, column) in sorted(found.items()):
             parts = setter.split(":")
             if len(parts) not in (2, 3) or not all(parts[:2]) or (
                     len(parts) == 3 and parts[2] not in ("tag", "name", "digest")):
-                out.append(Marker(path, line, column, setter, None, "malformed", updating))
+                out.append(Marker(path, line, column, setter, None, "malformed", updates))
                 continue
             wanted = (parts[0], parts[1])
             if "${" in setter or wanted[1] in loose:
                 continue  # (a variable; a policy whose applier decides its namespace)
-            why = _unapplied(model, wanted, updating, held)
+            why = _unapplied(model, wanted, updates, held)
             if why is None:
                 continue
             where = tuple(sorted(c for c, policies in held.items() if wanted in policies))
             near = closest(wanted[1], names.get(wanted[0], ())) if why == "absent" else None
-            out.append(Marker(path, line, column, setter, wanted, why, updating, near,
+            out.append(Marker(path, line, column, setter, wanted, why, updates, near,
                               where if why == "cluster" else ()))
     return out
+
+
+def automations(model: Model) -> list[KObject]:
+    """The model's ImageUpdateAutomations of the Setters strategy."""
+    return [o for o in model.objects if o.kind == "ImageUpdateAutomation"
+            and o.group == IMAGE_GROUP and isinstance(o.get(("spec", "update")), dict)]
+
+
+def updating(found: Sequence[KObject], path: str) -> list[KObject]:
+    """The automations of ``found`` that update the file ``path`` (under their
+    ``update.path``)."""
+    return [a for a in found if _updates(a, path)]
 
 
 def _clusters_of(model: Model, obj: KObject) -> frozenset[str] | tuple[str]:
