@@ -255,7 +255,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
   string (a variable renamed in the cluster's settings, a shell `${HOME}` in a script
   not escaped as `$${HOME}`; vLLM given `--model=`, which new-user trials sixty-six and
   sixty-seven saw pass as a warning). Every source read, that is certain: a value wanted
-  empty is written `${VAR:=}`. A source reviewbot cannot read leaves it unseen: not judged.
+  empty is written `${VAR:=}`. A source reviewbot cannot read leaves it unseen: not judged;
+  so does a mutating webhook that adds values to every Kustomization's postBuild as the API
+  server admits it (a MutatingWebhookConfiguration whose rules match Flux Kustomizations,
+  or a release of the kustomize-mutating-webhook chart), which `unsubstituted` heeds too.
   The Kustomization's `postBuild.substitute` is its other place (a review comments there
   when the change renamed the variable);
 - `patch-shifted` (warning, in a review, at the operation's `path`): a JSON6902 operation
