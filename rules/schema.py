@@ -101,8 +101,10 @@ Kinds:
   file no key of which the chart reads or defaults or comes close to (another chart's
   values, given with `-f` by a README or a script: said under skipped). Alike, a
   top-level key of an app-template release's values that misspells one the chart reads
-  (`persistance` for `persistence`); one that misspells none may be one's own, read by the
-  values' template strings: not judged.
+  (`persistance` for `persistence`), or is a container's key the chart reads under
+  `controllers.<id>.containers.<id>` (`resources:` at the top: the fix moves it there); one
+  that misspells none may be one's own, read by the values' template strings or aliased by
+  a container (an anchor): not judged.
 
 When it stays quiet:
 
@@ -832,12 +834,17 @@ def _chart_keys_misspelt(model: Model, patches: frozenset[str]) -> Iterator[Viol
         return
     from reviewbot.model.releases import (
         APP_TEMPLATE,
+        APP_TEMPLATE_KEYS,
         APP_TEMPLATE_TOP_KEYS,
         major_of,
         release_values,
         releases,
     )
     from reviewbot.words import misspelt
+
+    # a container's own keys, written at the top (judge round DK: gavinmcfall/home-ops'
+    # `resources:` beside `controllers:` was "did you mean rawResources?")
+    container = APP_TEMPLATE_KEYS["container"]
 
     for release in releases(model):
         found = major_of(release.version) if release.chart == APP_TEMPLATE else None
@@ -848,6 +855,17 @@ def _chart_keys_misspelt(model: Model, patches: frozenset[str]) -> Iterator[Viol
         for key in values:
             if not isinstance(key, str) or key in APP_TEMPLATE_TOP_KEYS or "${" in key:
                 continue
+            if key in container and found[0] >= 3 and not _held_for(values, key):
+                yield Violation(
+                    obj, base + (key,),
+                    f"{format_path(base + (key,))}: app-template {release.version} reads no "
+                    f"top-level key {key!r}, a container's key it reads under controllers.<id>."
+                    f"containers.<id>.{key}, so Helm renders nothing of it for {obj.kind} "
+                    f"{obj.namespace}/{obj.name}",
+                    fix=f"Move {key} under controllers.<controller>.containers.<container>, "
+                        "where app-template reads it.", kind="values-unread", at_key=True,
+                    doubt=model.doubts.get(id(obj), ""))
+                continue
             meant = misspelt(key, APP_TEMPLATE_TOP_KEYS)
             if not meant:
                 continue
@@ -856,7 +874,23 @@ def _chart_keys_misspelt(model: Model, patches: frozenset[str]) -> Iterator[Viol
                 f"{format_path(base + (key,))}: app-template {release.version} reads no "
                 f"top-level key {key!r} (did you mean {meant}?), so Helm renders nothing of it "
                 f"for {obj.kind} {obj.namespace}/{obj.name}",
-                fix=f"Rename {key} to {meant}.", kind="values-unread", at_key=True)
+                # (the key's name is the finding: a variable of the values' elsewhere,
+                # unseen, changes nothing of it; judge round DK read "${SECRET_DOMAIN}")
+                fix=f"Rename {key} to {meant}.", kind="values-unread", at_key=True,
+                doubt=model.doubts.get(id(obj), ""))
+
+
+def _held_for(values: Mapping[str, Any], key: str) -> bool:
+    """Whether the top-level ``key`` of app-template values holds what a container reads:
+    an anchor some container's ``key`` aliases (the same object once composed), or a value
+    the values' own templates read (``{{ .Values.<key> }}``)."""
+    held = values[key]
+    for _, controller in _values_items(values.get("controllers")):
+        for section in ("containers", "initContainers"):
+            for _, c in _values_items(controller.get(section)):
+                if c.get(key) is held and isinstance(held, (dict, list)):
+                    return True
+    return f".Values.{key}" in repr(values)
 
 
 def _values_unread(model: Model) -> Iterator[Violation | QuietPlace]:

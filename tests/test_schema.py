@@ -997,6 +997,27 @@ def test_a_top_level_key_of_app_template_values_that_misspells_one_renders_nothi
         "it for HelmRelease media/jellyfin", "Rename persistance to persistence.")]
 
 
+def test_a_container_s_key_at_the_top_of_app_template_values_is_told_where_it_goes(
+        tmp_path: Path) -> None:
+    """Judge round DK (gavinmcfall/home-ops' n8n): `resources:` at the top of app-template
+    values, beside `controllers:`, was "did you mean rawResources?" and "Rename resources
+    to rawResources" (rawResources holds whole manifests). A container's key at the top
+    says where the chart reads it; one a container aliases (an anchor) or the values'
+    templates read is held there on purpose."""
+    text = APP_TEMPLATE_RELEASE.replace("replica: 2", "replicas: 2").replace(
+        "spce:", "spec:").replace("resouces:", "resources:").replace(
+        "  values:\n", "  values:\n    args: &args [--serve]\n").replace(
+        "            probes:\n", "            args: *args\n            probes:\n")
+    text += "    resources:\n      limits: {memory: 1Gi}\n"
+    result = lint_text(tmp_path, text % ("3.7.1", ""), only=["schema"], config=NEVER)
+    assert [(f.line, f.severity, f.message, f.fix) for f in result.findings] == [(
+        29, "warning", "spec.values.resources: app-template 3.7.1 reads no top-level key "
+        "'resources', a container's key it reads under controllers.<id>.containers.<id>."
+        "resources, so Helm renders nothing of it for HelmRelease media/jellyfin",
+        "Move resources under controllers.<controller>.containers.<container>, where "
+        "app-template reads it.")]
+
+
 def test_a_pattern_broken_by_a_placeholder_in_capitals_is_a_warning_that_says_so(
         tmp_path: Path) -> None:
     """aws-samples/eks-multi-cluster-gitops (judge round AY): its setup replaces REPO_PREFIX
