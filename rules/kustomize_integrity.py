@@ -258,7 +258,8 @@ reviewbot checks every `kustomization.yaml` in the tree:
   empty is written `${VAR:=}`. A source reviewbot cannot read leaves it unseen: not judged;
   so does a mutating webhook that adds values to every Kustomization's postBuild as the API
   server admits it (a MutatingWebhookConfiguration whose rules match Flux Kustomizations,
-  or a release of the kustomize-mutating-webhook chart), which `unsubstituted` heeds too.
+  a Kyverno policy whose mutate rule matches them, or a release of the
+  kustomize-mutating-webhook chart), which `unsubstituted` heeds too.
   The Kustomization's `postBuild.substitute` is its other place (a review comments there
   when the change renamed the variable);
 - `patch-shifted` (warning, in a review, at the operation's `path`): a JSON6902 operation

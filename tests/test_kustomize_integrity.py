@@ -4334,6 +4334,12 @@ def test_a_change_that_leaves_markers_out_of_every_automation_says_so(
     "metadata: {name: flux-vars}\nwebhooks:\n- name: vars.example.com\n"
     "  rules: [{apiGroups: [kustomize.toolkit.fluxcd.io], apiVersions: ['*'], "
     "operations: [CREATE, UPDATE], resources: [kustomizations]}]\n",
+    # a Kyverno policy that mutates Flux Kustomizations (adding substituteFrom)
+    "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata: {name: flux-vars}\nspec:\n"
+    "  rules:\n  - name: add-vars\n"
+    "    match: {any: [{resources: {kinds: [kustomize.toolkit.fluxcd.io/v1/Kustomization]}}]}\n"
+    "    mutate: {patchStrategicMerge: {spec: {postBuild: {substituteFrom: "
+    "[{kind: Secret, name: cluster-secrets}]}}}}\n",
 ])
 def test_a_webhook_that_adds_to_every_post_build_leaves_variables_unseen(
         tmp_path: Path, installer: str) -> None:

@@ -1964,9 +1964,10 @@ _MUTATING_CHARTS = ("kustomize-mutating-webhook",)
 def _postbuild_mutator(by_kind: Mapping[str, Sequence[Document]]) -> str | None:
     """What may add values to the postBuild of every Flux Kustomization as the API server
     admits it, reviewbot not seeing which (a phrase naming where), or None: a
-    MutatingWebhookConfiguration whose rules match Flux Kustomizations, or a release of
-    a chart known to install one (judge round DK: rwlove/home-ops' variables, every one
-    "written as the empty string", were all set so)."""
+    MutatingWebhookConfiguration whose rules match Flux Kustomizations, a Kyverno policy
+    whose mutate rule matches them, or a release of a chart known to install such a
+    webhook (judge round DK: rwlove/home-ops' variables, every one "written as the empty
+    string", were all set so)."""
     for doc in by_kind.get("MutatingWebhookConfiguration", ()):
         for hook in list_of(doc.value.get("webhooks")):
             for rule in list_of(dict_of(hook).get("rules")):
@@ -1977,6 +1978,21 @@ def _postbuild_mutator(by_kind: Mapping[str, Sequence[Document]]) -> str | None:
                     name = dict_of(doc.value.get("metadata")).get("name")
                     return (f"the values MutatingWebhookConfiguration {name} in "
                             f"{doc.file.path} adds to Flux Kustomizations' postBuild")
+    for kind in ("ClusterPolicy", "Policy"):  # Kyverno's mutate rules on Kustomizations
+        for doc in by_kind.get(kind, ()):
+            if not str(doc.value.get("apiVersion", "")).startswith("kyverno.io/"):
+                continue
+            for rule in list_of(dict_of(doc.value.get("spec")).get("rules")):
+                rule = dict_of(rule)
+                match = dict_of(rule.get("match"))
+                kinds = [str(k) for part in (match, *list_of(match.get("any")),
+                                             *list_of(match.get("all")))
+                         for k in list_of(dict_of(dict_of(part).get("resources")).get("kinds"))]
+                if "mutate" in rule and any(k.split("/")[-1] in ("Kustomization", "*")
+                                            for k in kinds):
+                    name = dict_of(doc.value.get("metadata")).get("name")
+                    return (f"what Kyverno {kind} {name} in {doc.file.path} mutates into "
+                            "Flux Kustomizations")
     for kind in ("HelmRelease", "OCIRepository", "HelmRepository"):
         for doc in by_kind.get(kind, ()):
             spec = dict_of(doc.value.get("spec"))
