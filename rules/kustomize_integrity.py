@@ -212,8 +212,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   ImageRepository its cluster has (the namespace defaults to the policy's):
   image-reflector-controller never selects an image for it otherwise, and no marker naming
   it is set. A warning when something reviewbot cannot see may make the policy (as for
-  `dependency`); a file no automation of the repository updates, a repository without one,
-  a policy whose namespace its applier decides, and a name with a variable are not judged.
+  `dependency`); a file no automation of the repository updates or no cluster root
+  applies, a repository without an automation, a policy whose namespace its applier
+  decides, and a name with a variable are not judged.
   In a review, markers an automation of the base updated and none of the head does (an
   `update.path` narrowed, the automation removed) are a warning at the file's first marker;
 - a Flux Kustomization's `postBuild.substituteFrom` entry (not `optional`) names a
@@ -2704,7 +2705,7 @@ def _markers_left(base: Model, head: Model) -> Iterator[Violation]:
     if not before:
         return
     for path in sorted(head.files):
-        found = setter_comments(head.files[path])
+        found = setter_comments(head.files[path]) if path not in head.unapplied else {}
         if not found or updating(after, path):
             continue
         was = updating(before, path) if path in base.files else []

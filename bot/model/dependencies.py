@@ -460,9 +460,9 @@ def _unmet_markers(model: Model) -> list[Marker]:
                                                         []).append(obj)
     out: list[Marker] = []
     for path in sorted(model.files):
-        found = setter_comments(model.files[path])
+        found = setter_comments(model.files[path]) if path not in model.unapplied else {}
         if not found:
-            continue
+            continue  # (a file no root applies: what its fields hold reaches no cluster)
         updates = tuple(updating(every, path))
         if not updates:
             continue
