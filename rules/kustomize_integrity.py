@@ -217,7 +217,11 @@ reviewbot checks every `kustomization.yaml` in the tree:
   applies, a repository without an automation, a policy whose namespace its applier
   decides, and a name with a variable are not judged.
   In a review, markers an automation of the base updated and none of the head does (an
-  `update.path` narrowed, the automation removed) are a warning at the file's first marker;
+  `update.path` narrowed, the automation removed) are a warning at the file's first marker.
+  A marker of the full image (`ns:name`) on a field that pins a digest, whose ImagePolicy
+  reflects none (`digestReflectionPolicy` Never, the default), is `digest-dropped`
+  (warning): the controller writes the policy's latest `name:tag`, so its first update drops
+  the pin (image-reflector-controller's `ImageRef.String`);
 - a Flux Kustomization's `postBuild.substituteFrom` entry (not `optional`) names a
   ConfigMap or Secret its own namespace has (`substitution`): kustomize-controller reads it
   there, and without it fails the build and applies nothing; judged where the repository
@@ -513,7 +517,7 @@ SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error"
               "unset-variable": "error", "patch-shifted": "warning", "hook-order": "error",
               "remote-floating": "warning", "crd-order": "warning",
               "chart-floating": "warning", "image-policy": "error", "unsubstituted": "warning",
-              "wave-order": "warning"}
+              "wave-order": "warning", "digest-dropped": "warning"}
 BUILD_FAILED = "kustomize build failed: "
 # a build that runs kustomize plugins (``transformers``, ``generators``, ``validators``: a
 # builtin NamespaceTransformer from a folder, a KRM function), which reviewbot does not run
@@ -3046,7 +3050,7 @@ def _image_automation(model: Model) -> Iterator[Violation]:
         return
     unseen = flux_unseen(model) or _part_doubt(model)
     for m in markers:
-        yield _marker_violation(m, unseen)
+        yield _digest_dropped(m) if m.why == "digest" else _marker_violation(m, unseen)
     for r in repositories:
         obj, (namespace, name) = r.policy, r.wanted
         where = ("the cluster does" if not model.cluster_entries or len(r.lacking) == len(
@@ -3065,6 +3069,22 @@ def _image_automation(model: Model) -> Iterator[Violation]:
                  if r.near else f"Add ImageRepository {namespace}/{name}, or name one the "
                  "cluster has."),
         )
+
+
+def _digest_dropped(m: Marker) -> Violation:
+    """``digest-dropped``: a marker of the full image (``ns:name``) on a field that pins a
+    digest, whose ImagePolicy reflects none (``digestReflectionPolicy`` Never, the
+    default): image-automation-controller writes the policy's latest ``name:tag``, so its
+    first update drops the pin (image-reflector-controller's ImageRef.String)."""
+    namespace, name = m.policy or ("", "")
+    return Violation(
+        None, (), f"ImagePolicy {namespace}/{name}, which the marker {m.setter!r} names, "
+        "reflects no digest (digestReflectionPolicy: Never, the default), so the first update "
+        "of this field writes the image as name:tag and drops the digest it pins",
+        kind="digest-dropped", file=m.file, line=m.line, column=m.column,
+        key=f"digest-dropped {m.file} {m.setter}",
+        fix=f"Set digestReflectionPolicy: IfNotPresent (or Always) on ImagePolicy "
+            f"{namespace}/{name}, or mark the tag alone ({m.setter}:tag).")
 
 
 def _marker_violation(m: Marker, unseen: str | None) -> Violation:

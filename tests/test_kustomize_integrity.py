@@ -4370,3 +4370,43 @@ def test_a_webhook_that_adds_to_every_post_build_leaves_variables_unseen(
     })
     assert [f.kind for f in lint(tmp_path).findings
             if f.kind in ("unset-variable", "unsubstituted")] == []
+
+
+def test_a_marker_of_a_pinned_image_whose_policy_reflects_no_digest_drops_the_pin(
+        tmp_path: Path) -> None:
+    """New-user trial sixty-seven (D9): the marker `flux-system:docs` (the full image) on
+    `docs:1.0@sha256:...`, its ImagePolicy without digestReflectionPolicy (Never): the
+    controller writes the policy's latest `name:tag`, the digest gone at the first update
+    (image-reflector-controller's ImageRef.String). A policy reflecting digests, or a
+    `:tag` marker, keeps it."""
+    automation = ("apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\n"
+                  "metadata: {name: apps, namespace: flux-system}\n"
+                  "spec:\n  interval: 30m\n"
+                  "  sourceRef: {kind: GitRepository, name: flux-system}\n"
+                  "  update: {path: ./apps, strategy: Setters}\n")
+    policy = ("---\napiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\n"
+              "metadata: {name: %s, namespace: flux-system}\n"
+              "spec: {imageRepositoryRef: {name: docs}, policy: {semver: {range: 1.x}}%s}\n")
+    digest = "sha256:" + "a" * 64
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": FLUX_APPS % "",
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources: [flux-system, automation.yaml]\n",
+        "clusters/prod/automation.yaml": automation
+        + "---\napiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\n"
+          "metadata: {name: docs, namespace: flux-system}\n"
+          "spec: {image: ghcr.io/acme/docs, interval: 5m}\n"
+        + policy % ("docs", "") + policy % ("reflected", ", digestReflectionPolicy: Always"),
+        "apps/kustomization.yaml": "resources: [docs.yaml]\n",
+        "apps/docs.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: docs, namespace: a}\n"
+                          "data:\n"
+                          f"  a: 'ghcr.io/acme/docs:1.0@{digest}' # {{\"$imagepolicy\": "
+                          "\"flux-system:docs\"}\n"
+                          f"  b: 'ghcr.io/acme/docs:1.0@{digest}' # {{\"$imagepolicy\": "
+                          "\"flux-system:reflected\"}\n"
+                          "  c: '1.0' # {\"$imagepolicy\": \"flux-system:docs:tag\"}\n",
+    })
+    assert [(f.file, f.line, f.severity, f.fix) for f in lint(tmp_path).findings
+            if f.kind == "digest-dropped"] == [(
+        "apps/docs.yaml", 5, "warning", "Set digestReflectionPolicy: IfNotPresent (or Always) "
+        "on ImagePolicy flux-system/docs, or mark the tag alone (flux-system:docs:tag).")]

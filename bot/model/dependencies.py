@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from reviewbot.model.objects import DEFAULT_CLUSTER, KObject, Model, model_graph
 from reviewbot.model.reach import FLUX_DEPENDING, Reach, root_made, scripted_clusters
@@ -423,7 +423,9 @@ class Marker:
     column: int
     setter: str  # as written: ``namespace:name``, with ``:tag``, ``:name`` or ``:digest``
     policy: tuple[str, str] | None  # (namespace, name) it names; None: it names none
-    why: str  # "absent" | "namespace" | "cluster" | "unselected" | "malformed"
+    # "absent" | "namespace" | "cluster" | "unselected" | "malformed"; "digest": applied, but
+    # its policy reflects no digest while the field holds one (the update drops the pin)
+    why: str
     automations: tuple[KObject, ...]  # the automations that update the file
     near: str | None = None  # an ImagePolicy name of its namespace close to the one named
     where: tuple[str, ...] = ()  # "cluster": the clusters that hold the policy
@@ -477,12 +479,26 @@ def _unmet_markers(model: Model) -> list[Marker]:
                 continue  # (a variable; a policy whose applier decides its namespace)
             why = _unapplied(model, wanted, updates, held)
             if why is None:
+                # (the full image written with a digest, from a policy that reflects none:
+                # the first update writes `name:tag`, the pin gone; new-user trial
+                # sixty-seven D9, image-reflector's ImageRef.String)
+                policies = [p for c in held.values() for p in c.get(wanted, ())]
+                if len(parts) == 2 and policies and all(
+                        p.get(("spec", "digestReflectionPolicy")) in (None, "Never")
+                        for p in policies) and "@sha256:" in _line(model.files[path], line):
+                    out.append(Marker(path, line, column, setter, wanted, "digest", updates))
                 continue
             where = tuple(sorted(c for c, policies in held.items() if wanted in policies))
             near = closest(wanted[1], names.get(wanted[0], ())) if why == "absent" else None
             out.append(Marker(path, line, column, setter, wanted, why, updates, near,
                               where if why == "cluster" else ()))
     return out
+
+
+def _line(file: Any, number: int) -> str:
+    """Line ``number`` (from 1) of a loaded file's text."""
+    lines = file.text.splitlines()
+    return lines[number - 1] if 0 < number <= len(lines) else ""
 
 
 def automations(model: Model) -> list[KObject]:
