@@ -116,6 +116,12 @@ reviewbot checks every `kustomization.yaml` in the tree:
   wave -1 reading the ConfigMap of wave 0) is `hook-order` too, a warning: Argo CD waits for
   the hook before the later wave, so at the first sync its pods do not start and the sync
   never creates what they read, unless the cluster holds it from an earlier sync;
+- a container's env entry reading by `configMapKeyRef` (not optional) a key the ConfigMap
+  of that name in its namespace and cluster does not hold, as the repository writes or a
+  generator makes it (`missing-key`, error, at the `key:`): the kubelet does not start the
+  container ("couldn't find key": CreateContainerConfigError); the fix names a key of one
+  word more, or a close spelling (`API_BASE_URL` for `API_URL`). A ConfigMap several
+  objects of one name make, or whose keys hold a variable, is not judged;
 - a Namespace an Argo CD Application applies in a later sync wave than objects it applies
   in that namespace (its own wave, 0 where it names none: Roles of wave -10 in a Namespace
   of none), or a CustomResourceDefinition in a later wave than custom resources of its
@@ -517,7 +523,7 @@ SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error"
               "unset-variable": "error", "patch-shifted": "warning", "hook-order": "error",
               "remote-floating": "warning", "crd-order": "warning",
               "chart-floating": "warning", "image-policy": "error", "unsubstituted": "warning",
-              "wave-order": "warning", "digest-dropped": "warning"}
+              "wave-order": "warning", "digest-dropped": "warning", "missing-key": "error"}
 BUILD_FAILED = "kustomize build failed: "
 # a build that runs kustomize plugins (``transformers``, ``generators``, ``validators``: a
 # builtin NamespaceTransformer from a folder, a KRM function), which reviewbot does not run
@@ -630,6 +636,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _references_unrewritten(model)
     yield from _hooks_before_generated(model)
     yield from _hooks_before_waves(model)
+    yield from _keys_missing(model)
     yield from _waves_before_their_namespace(model)
     yield from _crds_of_own_releases(model)
     yield from _floating_charts(model)
@@ -1233,6 +1240,75 @@ def _syncs(model: Model, obj: KObject, appliers: Sequence[KObject]) -> set[tuple
         elif a.group == ARGO_GROUP and a.kind == "ApplicationSet":
             out.update((id(a), name) for name in generated_applying(model, a, obj.file))
     return out
+
+
+# the suffix kustomize's generators add to a name: ten characters of the content's hash
+_GENERATED_HASH = re.compile(r"-[a-z0-9]{10}$")
+
+
+def _keys_missing(model: Model) -> Iterator[Violation]:
+    """``missing-key``: a container's env entry reading, by ``configMapKeyRef`` (not
+    optional), a key the ConfigMap of that name in its namespace and cluster does not hold
+    (its ``data`` and ``binaryData``, as the repository writes or generates it): the kubelet
+    does not start the container ("couldn't find key ... in ConfigMap":
+    CreateContainerConfigError; new-user trial sixty-eight D1, a generator's key renamed
+    and the Deployment's reference kept, a miss). A ConfigMap several objects of one name
+    make in a cluster, or one whose keys hold a variable, is not judged."""
+    from reviewbot.model.objects import generated_configmaps
+    from reviewbot.model.workload import env_entries
+
+    maps: dict[tuple[str, str, str], KObject | None] = {}
+    for o in model.objects:
+        if o.kind == "ConfigMap" and o.group == "" and o.file not in model.unapplied:
+            for cluster in model.clusters.get(id(o)) or (DEFAULT_CLUSTER,):
+                named = (cluster, o.namespace or "default", o.name)
+                maps[named] = o if named not in maps or maps[named] is o else None
+    # what the generators make, in the builds the roots apply (no cluster of their own:
+    # their names carry their content's hash; one name of two contents is not judged)
+    made: dict[tuple[str, str], KObject | None] = {}
+    for o in generated_configmaps(model):
+        named2 = (o.namespace or "default", o.name)
+        was = made.get(named2)
+        made[named2] = o if named2 not in made or (
+            was is not None and was.body.get("data") == o.body.get("data")) else None
+    if not maps and not made:
+        return
+    for pod in model.pods:
+        namespace = pod.namespace or "default"
+        clusters = model.clusters.get(id(pod.obj)) or (DEFAULT_CLUSTER,)
+        for container in pod.containers:
+            for var, at in env_entries(container.body.get("env")):
+                ref = dict_of(dict_of(var.get("valueFrom")).get("configMapKeyRef"))
+                name, key = ref.get("name"), ref.get("key")
+                if not isinstance(name, str) or not isinstance(key, str) or ref.get(
+                        "optional") is True or "${" in name + key:
+                    continue
+                found = [maps[(c, namespace, name)] if (c, namespace, name) in maps
+                         else made.get((namespace, name)) for c in clusters]
+                if not found or any(m is None for m in found):
+                    continue  # (no such ConfigMap here, or several: not judged)
+                cm = found[0]
+                assert cm is not None
+                keys = [str(k) for part in ("data", "binaryData")
+                        for k in dict_of(cm.get((part,)))]
+                if key in keys or any("${" in k for k in keys):
+                    continue
+                near = _alike(key, keys)
+                entry = at[:-1] if at[-1] == "value" else at
+                where = (*container.path, *entry, "valueFrom", "configMapKeyRef", "key")
+                # (a generator's name as written, not with its content's hash)
+                shown = _GENERATED_HASH.sub("", cm.name) if cm in made.values() else cm.name
+                yield Violation(
+                    pod.obj, where,
+                    f"{pod.obj.kind} {namespace}/{pod.obj.name}: container {container.name} "
+                    f"reads key {key} of ConfigMap {shown}, which has no such key"
+                    + (f" (did you mean {near}?)" if near else f" (it has {', '.join(keys[:5])}"
+                       + (" ..." if len(keys) > 5 else "") + ")" if keys else "")
+                    + ": the kubelet does not start the container (CreateContainerConfigError)",
+                    kind="missing-key",
+                    fix=(f"Name {near} in configMapKeyRef.key, or add {key} to ConfigMap {shown}."
+                         if near else f"Add {key} to ConfigMap {shown}, name a key it has, or "
+                         "mark the reference optional: true."))
 
 
 def _earlier(obj: KObject, step: tuple[int, int]) -> bool:
@@ -2910,7 +2986,6 @@ def _set_alike(model: Model, applier: KObject, name: str) -> tuple[str, str]:
     its own and one more (``BASE_DOMAIN`` for ``DOMAIN``), or its own but one (``LLM_URL``
     for ``LLM_BASE_URL``), in that order; ("", "") when none, or several."""
     from reviewbot.model.substitute import config_data
-    from reviewbot.words import misspelt
 
     where = {str(k): "its substitute" for k in dict_of(applier.get(
         ("spec", "postBuild", "substitute")))}
@@ -2921,9 +2996,19 @@ def _set_alike(model: Model, applier: KObject, name: str) -> tuple[str, str]:
                     obj.namespace == applier.namespace):
                 for key in config_data(obj.body) or ():
                     where.setdefault(str(key), f"{kind} {named}")
-    keys = list(where)
     if name in where:
         return "", ""
+    meant = _alike(name, list(where))
+    return meant, where.get(meant, "")
+
+
+def _alike(name: str, keys: Sequence[str]) -> str:
+    """The key of ``keys`` (variables, a ConfigMap's keys: words joined by ``_``) that
+    ``name`` most likely means: one whose words are its own and one more (``API_BASE_URL``
+    for ``API_URL``), one of a close spelling, or one whose words are its own but one, in
+    that order; "" when none, or several."""
+    from reviewbot.words import misspelt
+
     mine = name.split("_")
     more = [k for k in keys if len(k.split("_")) == len(mine) + 1
             and set(mine) <= set(k.split("_"))]
@@ -2931,9 +3016,8 @@ def _set_alike(model: Model, applier: KObject, name: str) -> tuple[str, str]:
              and set(k.split("_")) <= set(mine)]
     # (a name that lacks a whole word of this one names another thing, not a misspelling:
     # SECRET_DOMAIN beside SECRET_DOMAIN_2, which its own line reads already)
-    meant = (more[0] if len(more) == 1 else "") or misspelt(
+    return (more[0] if len(more) == 1 else "") or misspelt(
         name, [k for k in keys if k not in fewer]) or (fewer[0] if len(fewer) == 1 else "")
-    return meant, where.get(meant, "")
 
 
 def _texts_with_variables(value: Any, path: Path) -> Iterator[tuple[Path, str]]:

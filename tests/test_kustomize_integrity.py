@@ -4410,3 +4410,44 @@ def test_a_marker_of_a_pinned_image_whose_policy_reflects_no_digest_drops_the_pi
             if f.kind == "digest-dropped"] == [(
         "apps/docs.yaml", 5, "warning", "Set digestReflectionPolicy: IfNotPresent (or Always) "
         "on ImagePolicy flux-system/docs, or mark the tag alone (flux-system:docs:tag).")]
+
+
+def test_a_key_a_config_map_does_not_hold_stops_the_container(tmp_path: Path) -> None:
+    """New-user trial sixty-eight (D1, a miss): the generator's key API_URL renamed
+    API_BASE_URL, the Deployment's `configMapKeyRef` still reading API_URL: the kubelet
+    does not start the container (CreateContainerConfigError). Named by the generator's
+    name, with the key it likely means; an optional reference, and a key a ConfigMap
+    object holds, say nothing."""
+    write(tmp_path, {
+        "app/kustomization.yaml": (
+            "namespace: web\nresources: [deployment.yaml, settings.yaml]\n"
+            "configMapGenerator:\n- name: web-env\n  literals: [API_BASE_URL=http://api:8080]\n"),
+        "app/settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"
+                             "data: {LEVEL: info}\n",
+        "app/deployment.yaml": """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: web:1.0@sha256:0000000000000000000000000000000000000000000000000000000000000000
+        env:
+        - name: API_URL
+          valueFrom: {configMapKeyRef: {name: web-env, key: API_URL}}
+        - name: EXTRA
+          valueFrom: {configMapKeyRef: {name: web-env, key: EXTRA, optional: true}}
+        - name: LEVEL
+          valueFrom: {configMapKeyRef: {name: settings, key: LEVEL}}
+""",
+    })
+    assert [(f.file, f.line, f.severity, f.message, f.fix) for f in lint(tmp_path).findings
+            if f.kind == "missing-key"] == [(
+        "app/deployment.yaml", 14, "error",
+        "Deployment web/web: container web reads key API_URL of ConfigMap web-env, which has "
+        "no such key (did you mean API_BASE_URL?): the kubelet does not start the container "
+        "(CreateContainerConfigError)",
+        "Name API_BASE_URL in configMapKeyRef.key, or add API_URL to ConfigMap web-env.")]
