@@ -448,8 +448,12 @@ def _drains_blocked(model: Model) -> Iterator[Violation]:
                        "no voluntary eviction: a node drain (an upgrade, the autoscaler's "
                        "scale-down) waits on their node until more replicas run or the budget "
                        "changes")
-            fix = (f"Set maxUnavailable: 1 in place of {field}, or run more replicas than the "
-                   "budget keeps.")
+            # (new-user trial sixty-eight W2 read "Set maxUnavailable: 1 in place of
+            # maxUnavailable" of a budget of maxUnavailable 0)
+            fix = (f"Set maxUnavailable: 1 (in place of {most}), or run more replicas than "
+                    "the budget keeps." if field == "maxUnavailable" else
+                    f"Set maxUnavailable: 1 in place of minAvailable {least}, or run more "
+                    "replicas than the budget keeps.")
             yield Violation(budget, ("spec", field), message, fix=fix, kind="drain-blocked")
 
 

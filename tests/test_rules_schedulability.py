@@ -486,8 +486,12 @@ spec:
                 "(Deployment vllm: 2, the minReplicas of HorizontalPodAutoscaler vllm) allows no "
                 "voluntary eviction: a node drain (an upgrade, the autoscaler's scale-down) "
                 "waits on their node until more replicas run or the budget changes",
-                "Set maxUnavailable: 1 in place of minAvailable, or run more replicas than the "
-                "budget keeps.")]
+                "Set maxUnavailable: 1 in place of minAvailable 2, or run more replicas than "
+                "the budget keeps.")]
+        if name == "zero":  # (new-user trial sixty-eight W2: "in place of maxUnavailable")
+            assert [f.fix for f in result.findings] == [
+                "Set maxUnavailable: 1 (in place of 0), or run more replicas than the budget "
+                "keeps."]
         if name == "hpa1":  # (new-user trial forty-seven read "of the 1 pods")
             assert result.findings[0].message.startswith(
                 "PodDisruptionBudget llm/vllm: minAvailable 2 of the 1 pod it selects "
