@@ -281,7 +281,8 @@ def _targets_lost(base: Model, head: Model, renames: Mapping[str, str]) -> Itera
             # loss there was none of: what goes is the scaling up)
             count_now = replicas if isinstance(replicas, int) else 1
             kept = (f", where it kept at least {least}" if isinstance(least, int) and (
-                count_now < least) else f", however the load grows (it scaled up to {most})"
+                count_now < least) else (
+                f", however the load grows (its maxReplicas, {most}, no longer applies)")
                 if isinstance(most, int) and most > count_now else "")
             message = (f"{scaler}: its scaleTargetRef names {kind} {target}, which this change "
                        f"renames to {now.name}: it scales nothing, and {kind} {now.name} runs "

@@ -716,8 +716,8 @@ def test_a_workload_renamed_under_its_autoscaler_is_an_error_in_a_review(
     assert [f["message"] for f in json.loads(out)["findings"]] == [
         "HorizontalPodAutoscaler shop/web: its scaleTargetRef names Deployment web, which this "
         "change renames to web-frontend: it scales nothing, and Deployment web-frontend runs 1 "
-        "replica (it writes none: Kubernetes' default), however the load grows (it scaled up "
-        "to 6)"]
+        "replica (it writes none: Kubernetes' default), however the load grows (its "
+        "maxReplicas, 6, no longer applies)"]
 
 
 def test_a_gpu_request_an_engine_shards_over_is_lowered_with_its_parallelism(
