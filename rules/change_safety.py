@@ -117,10 +117,11 @@ verdicts), never in `lint`, which sees one tree.
   renamed) is deleted by the ApplicationSet (its default `applicationsSync` policy), and the
   template's resources finalizer deletes what it applied, unless `preserveResourcesOnDeletion`
   keeps them; said at the generator's entry that misspells the folder, when one does
-  (`apps/*/overlay/prod` for `apps/shop/overlays/prod`), else at the change of the
-  generator. "Removed from the tree" means its
-  file is gone; otherwise it is "no longer applied", with the kustomization that no longer
-  lists it (or the kustomization file the pull request changed, a `$patch: delete` in it).
+  (`apps/*/overlay/prod` for `apps/shop/overlays/prod`): then `deleted-by-typo` (error),
+  as nobody meant the deletion; else at the change of the generator. "Removed from the
+  tree" means its file is gone; otherwise it is "no longer applied", with the kustomization
+  that no longer lists it (or the kustomization file the pull request changed, a
+  `$patch: delete` in it).
   In a repository of several clusters each cluster's applier prunes its own: an object one
   cluster stops applying is deleted there though another cluster applies the same identity
   (a staging overlay that drops a claim production keeps), and the verdict names the
@@ -393,6 +394,7 @@ OPTIONS = (
 )
 SEVERITIES = {
     "immutable": "error", "recreated": "info", "deleted-data": "error", "deleted": "info",
+    "deleted-by-typo": "error",
     "deleted-in-use": "error",
     "orphaned": "warning", "suspended": "info", "resumed": "info", "gpu-restart": "info",
     "stuck-rollout": "error", "kept": "warning",

@@ -3430,6 +3430,16 @@ spec:
     assert "(its entry 'env/{{.env}}/*' misspells the folder)" in lost["message"]
     assert lost["fix"].startswith("Correct the entry 'env/{{.env}}/*' of ApplicationSet "
                                   "argocd/shop, which misspells envs/staging/db's folder names.")
+    # what holds no data is deleted all the same, by a typo nobody meant: an error too (new-
+    # user trial sixty-eight D2: a whole app's Deployments and Services, infos, exit 0)
+    web = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: shop}\n"
+           "data: {a: b}\n")
+    base = repo.commit({"argocd/appset.yaml": appset.replace("PATH", "envs/{{.env}}/*"),
+                        "envs/staging/web/cm.yaml": web})
+    head = repo.commit({"argocd/appset.yaml": appset.replace("PATH", "env/{{.env}}/*")})
+    _, found = review(repo, base, head, capsys)
+    assert [(f["severity"], f["object"]) for f in found
+            if f["object"].startswith("ConfigMap/")] == [("error", "ConfigMap/shop/web")]
 
 
 @pytest.mark.parametrize(("prune", "policy", "severity"), [

@@ -166,6 +166,9 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
         # (a rename: the new object takes its place, and nothing is to keep; new-user trial
         # sixty-seven W4 read "to keep it running, first merge ... prune: disabled" of each)
         renamed = fate.how.startswith("is renamed to")
+        # (a generator's entry that misspells the folders deletes what nobody meant to:
+        # new-user trial sixty-eight D2, a whole app's Deployments, Services and Ingress
+        # deleted in prod by `overlay/*`, 26 infos and exit 0)
         yield Violation(
             obj, ("metadata", "name"), text,
             fix=(f"{fate.typo} Nothing else to do." if fate.typo else
@@ -173,7 +176,8 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
                  if renamed else
                  f"Nothing to do if removing it is intended; to keep it running, first merge "
                  f"{_keep_annotation(fate)} on it."),
-            kind="deleted", file=file, line=line, column=column,
+            kind="deleted-by-typo" if fate.typo else "deleted", file=file, line=line,
+            column=column,
         )
 
 
