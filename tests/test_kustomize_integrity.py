@@ -4252,14 +4252,9 @@ spec:
           "Name charts-jetstack in the chart source, the HelmRepository's new name.", [15])]
 
 
-def test_a_variable_a_kustomization_without_post_build_applies_is_left_as_written(
-        tmp_path: Path) -> None:
-    """New-user trial sixty-seven (D2): Grafana's `hosts: [grafana.${CLUSTER_DOMAIN}]`
-    under a Flux Kustomization with no postBuild, while `apps` substitutes CLUSTER_DOMAIN
-    from cluster-settings: Flux left it as written, and nothing was said. A warning at the
-    field (JJGadgets-Biohazard's nvidia-app, substitution disabled by its label, applies the
-    alerts component's `${CLUSTER_NAME}` alike); a name no Kustomization sets, or `$${...}`,
-    is no Flux variable."""
+def _apps_and_infra(tmp_path: Path, files: dict[str, str]) -> None:
+    """A cluster whose Flux Kustomization `apps` substitutes from cluster-settings
+    (CLUSTER_DOMAIN) and `infra` has no postBuild, with ``files`` beside."""
     ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
           "metadata: {name: %s, namespace: flux-system}\n"
           "spec:\n  interval: 1h\n  prune: true\n  path: %s\n"
@@ -4272,6 +4267,19 @@ def test_a_variable_a_kustomization_without_post_build_applies_is_left_as_writte
         "clusters/prod/settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "
                                        "cluster-settings, namespace: flux-system}\n"
                                        "data: {CLUSTER_DOMAIN: example.com}\n",
+        **files,
+    })
+
+
+def test_a_variable_a_kustomization_without_post_build_applies_is_left_as_written(
+        tmp_path: Path) -> None:
+    """New-user trial sixty-seven (D2): Grafana's `hosts: [grafana.${CLUSTER_DOMAIN}]`
+    under a Flux Kustomization with no postBuild, while `apps` substitutes CLUSTER_DOMAIN
+    from cluster-settings: Flux left it as written, and nothing was said. A warning at the
+    field (JJGadgets-Biohazard's nvidia-app, substitution disabled by its label, applies the
+    alerts component's `${CLUSTER_NAME}` alike); a name no Kustomization sets, or `$${...}`,
+    is no Flux variable."""
+    _apps_and_infra(tmp_path, {
         "apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: a}\n"
                         "data: {HOST: 'web.${CLUSTER_DOMAIN}'}\n",
         "infra/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: grafana, "
@@ -4350,19 +4358,8 @@ def test_a_webhook_that_adds_to_every_post_build_leaves_variables_unseen(
     postBuild.substitute as the API server admits it. A variable no source the tree shows
     sets is unseen there, not empty, and a Kustomization without postBuild substitutes all
     the same: neither unset-variable nor unsubstituted."""
-    ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
-          "metadata: {name: %s, namespace: flux-system}\n"
-          "spec:\n  interval: 1h\n  prune: true\n  path: %s\n"
-          "  sourceRef: {kind: GitRepository, name: flux-system}\n%s")
-    post = "  postBuild:\n    substituteFrom: [{kind: ConfigMap, name: cluster-settings}]\n"
-    write(tmp_path, {
-        "clusters/prod/flux-system/gotk-sync.yaml": ks % ("flux-system", "./clusters/prod", ""),
-        "clusters/prod/apps.yaml": ks % ("apps", "./apps", post) + "---\n"
-                                   + ks % ("infra", "./infra", ""),
+    _apps_and_infra(tmp_path, {
         "clusters/prod/webhook.yaml": installer,
-        "clusters/prod/settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "
-                                       "cluster-settings, namespace: flux-system}\n"
-                                       "data: {CLUSTER_DOMAIN: example.com}\n",
         "apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: a}\n"
                         "data: {HOST: 'web.${SECRET_DOMAIN}'}\n",
         "infra/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: grafana, "
