@@ -5,7 +5,7 @@ value a selector misspells)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -39,6 +39,22 @@ def misspelt(word: str, names: Iterable[str]) -> str:
     if near and not same_words_apart(word, near):
         near = closest(word, [n for n in names if same_words_apart(word, n)])
     return near or next((n for n in names if transposed(word, n)), "")
+
+
+def meant_key(name: str, keys: Sequence[str]) -> str:
+    """The key of ``keys`` (variables, a ConfigMap's keys: words joined by ``_``) that
+    ``name`` most likely means: one whose words are its own and one more (``API_BASE_URL``
+    for ``API_URL``), one of a close spelling (:func:`misspelt`), or one whose words are its
+    own but one, in that order; "" when none, or several."""
+    mine = name.split("_")
+    more = [k for k in keys if len(k.split("_")) == len(mine) + 1
+            and set(mine) <= set(k.split("_"))]
+    fewer = [k for k in keys if len(k.split("_")) == len(mine) - 1
+             and set(k.split("_")) <= set(mine)]
+    # (a name that lacks a whole word of this one names another thing, not a misspelling:
+    # SECRET_DOMAIN beside SECRET_DOMAIN_2, which its own line reads already)
+    return (more[0] if len(more) == 1 else "") or misspelt(
+        name, [k for k in keys if k not in fewer]) or (fewer[0] if len(fewer) == 1 else "")
 
 
 def same_words_apart(a: str, b: str) -> bool:

@@ -1256,6 +1256,7 @@ def _keys_missing(model: Model) -> Iterator[Violation]:
     make in a cluster, or one whose keys hold a variable, is not judged."""
     from reviewbot.model.objects import generated_configmaps
     from reviewbot.model.workload import env_entries
+    from reviewbot.words import meant_key
 
     maps: dict[tuple[str, str, str], KObject | None] = {}
     for o in model.objects:
@@ -1293,7 +1294,7 @@ def _keys_missing(model: Model) -> Iterator[Violation]:
                         for k in dict_of(cm.get((part,)))]
                 if key in keys or any("${" in k for k in keys):
                     continue
-                near = _alike(key, keys)
+                near = meant_key(key, keys)
                 entry = at[:-1] if at[-1] == "value" else at
                 where = (*container.path, *entry, "valueFrom", "configMapKeyRef", "key")
                 # (a generator's name as written, not with its content's hash)
@@ -2774,20 +2775,18 @@ def _markers_left(base: Model, head: Model) -> Iterator[Violation]:
     from then on (new-user trial sixty-seven D7: `./apps/home` narrowed to
     `./apps/home/web`, open-webui's marker left behind, a miss). A warning: leaving them
     may be meant. Once per file, at its first marker."""
-    from reviewbot.load.loader import setter_comments
-    from reviewbot.model.dependencies import automations, updating
+    from reviewbot.model.dependencies import automations, markers, updating
 
     before, after = automations(base), automations(head)
     if not before:
         return
-    for path in sorted(head.files):
-        found = setter_comments(head.files[path]) if path not in head.unapplied else {}
-        if not found or updating(after, path):
+    for path, found in markers(head).items():
+        if updating(after, path):
             continue
         was = updating(before, path) if path in base.files else []
         if not was:
             continue
-        line, (setter, column) = min(found.items())
+        line, (setter, column, _) = min(found.items())
         names = ", ".join(f"{a.namespace}/{a.name}" for a in was)
         which = (f"its image automation marker {setter!r} is never set: the field keeps the "
                  "image it holds" if len(found) == 1 else f"its {len(found)} image automation "
@@ -2912,22 +2911,12 @@ def _unsubstituted(model: Model) -> Iterator[Violation]:
     reach = model.derived.get("reach")
     if reach is None or not reach.unsubstituted:
         return
-    from reviewbot.model.substitute import config_data
-
-    data: dict[tuple[str, str, str], KObject] = {
-        (o.kind, o.namespace or "", o.name): o for o in model.objects
-        if o.kind in ("ConfigMap", "Secret") and o.group == ""}
     setting: dict[str, dict[str, KObject]] = {}  # cluster -> variable -> a Kustomization
     for k in model.objects:
-        post = k.get(("spec", "postBuild")) if k.kind == "Kustomization" and (
-            k.group == "kustomize.toolkit.fluxcd.io") else None
-        if not isinstance(post, dict):
+        if k.kind != "Kustomization" or k.group != "kustomize.toolkit.fluxcd.io" or (
+                not isinstance(k.get(("spec", "postBuild")), dict)):
             continue
-        keys = [str(n) for n in dict_of(post.get("substitute"))]
-        for source in items(post.get("substituteFrom")):
-            held = data.get((str(dict_of(source).get("kind")), k.namespace or "",
-                             str(dict_of(source).get("name"))))
-            keys += [str(n) for n in (config_data(held.body) or ())] if held else []
+        keys = _substitution_keys(model, k)
         for cluster in model.clusters.get(id(k)) or (DEFAULT_CLUSTER,):
             for key in keys:
                 setting.setdefault(cluster, {}).setdefault(key, k)
@@ -2980,44 +2969,39 @@ def _reads(value: Any) -> str:
 
 def _set_alike(model: Model, applier: KObject, name: str) -> tuple[str, str]:
     """The variable ``applier``'s post-build substitution sets that ``name`` most likely
-    means, and where it is set ("its substitute", or the ConfigMap or Secret of its
-    ``substituteFrom`` the repository declares: toboshii-home-ops' SECRET_DOMAIN_2 for the
-    SOPS Secret's SECRET_PUBLIC_DOMAIN_2): one of a close spelling, or one whose words are
-    its own and one more (``BASE_DOMAIN`` for ``DOMAIN``), or its own but one (``LLM_URL``
-    for ``LLM_BASE_URL``), in that order; ("", "") when none, or several."""
-    from reviewbot.model.substitute import config_data
+    means (:func:`~reviewbot.words.meant_key`), and where it is set
+    (:func:`_substitution_keys`: toboshii-home-ops' SECRET_DOMAIN_2 for the SOPS Secret's
+    SECRET_PUBLIC_DOMAIN_2); ("", "") when none, or several."""
+    from reviewbot.words import meant_key
 
-    where = {str(k): "its substitute" for k in dict_of(applier.get(
-        ("spec", "postBuild", "substitute")))}
-    for source in items(applier.get(("spec", "postBuild", "substituteFrom"))):
-        kind, named = dict_of(source).get("kind"), dict_of(source).get("name")
-        for obj in model.objects:
-            if obj.kind == kind and kind in ("ConfigMap", "Secret") and obj.name == named and (
-                    obj.namespace == applier.namespace):
-                for key in config_data(obj.body) or ():
-                    where.setdefault(str(key), f"{kind} {named}")
+    where = _substitution_keys(model, applier)
     if name in where:
         return "", ""
-    meant = _alike(name, list(where))
+    meant = meant_key(name, list(where))
     return meant, where.get(meant, "")
 
 
-def _alike(name: str, keys: Sequence[str]) -> str:
-    """The key of ``keys`` (variables, a ConfigMap's keys: words joined by ``_``) that
-    ``name`` most likely means: one whose words are its own and one more (``API_BASE_URL``
-    for ``API_URL``), one of a close spelling, or one whose words are its own but one, in
-    that order; "" when none, or several."""
-    from reviewbot.words import misspelt
+def _substitution_keys(model: Model, kustomization: KObject) -> dict[str, str]:
+    """The variables a Flux Kustomization's ``postBuild`` sets, each with where ("its
+    substitute", or the ConfigMap or Secret of its ``substituteFrom`` the repository
+    declares in its namespace, SOPS keys in the clear): the substitute's first."""
+    from reviewbot.model.substitute import config_data
 
-    mine = name.split("_")
-    more = [k for k in keys if len(k.split("_")) == len(mine) + 1
-            and set(mine) <= set(k.split("_"))]
-    fewer = [k for k in keys if len(k.split("_")) == len(mine) - 1
-             and set(k.split("_")) <= set(mine)]
-    # (a name that lacks a whole word of this one names another thing, not a misspelling:
-    # SECRET_DOMAIN beside SECRET_DOMAIN_2, which its own line reads already)
-    return (more[0] if len(more) == 1 else "") or misspelt(
-        name, [k for k in keys if k not in fewer]) or (fewer[0] if len(fewer) == 1 else "")
+    index: dict[tuple[str, str, str], list[KObject]] | None = model.derived.get(
+        "substitution-sources")
+    if index is None:
+        index = model.derived["substitution-sources"] = {}
+        for o in model.objects:
+            if o.kind in ("ConfigMap", "Secret") and o.group == "":
+                index.setdefault((o.kind, o.namespace or "", o.name), []).append(o)
+    where = {str(k): "its substitute" for k in dict_of(kustomization.get(
+        ("spec", "postBuild", "substitute")))}
+    for source in items(kustomization.get(("spec", "postBuild", "substituteFrom"))):
+        kind, named = dict_of(source).get("kind"), dict_of(source).get("name")
+        for obj in index.get((str(kind), kustomization.namespace or "", str(named)), ()):
+            for key in config_data(obj.body) or ():
+                where.setdefault(str(key), f"{kind} {named}")
+    return where
 
 
 def _texts_with_variables(value: Any, path: Path) -> Iterator[tuple[Path, str]]:

@@ -1992,14 +1992,15 @@ def _ignore_comments(text: str) -> dict[int, tuple[tuple[str, ...], str, int]]:
 _SETTER = re.compile(r'\S[^#]*?\s#\s*\{\s*"\$imagepolicy"\s*:\s*"([^"\\]*)"\s*\}\s*$')
 
 
-def setter_comments(file: LoadedFile) -> dict[int, tuple[str, int]]:
+def setter_comments(file: LoadedFile) -> dict[int, tuple[str, int, str]]:
     """The image automation markers of ``file``: line -> (the setter it names, the column of
-    its ``#``). A marker is a comment after a value on its line, as kyaml reads one (a
-    comment on a line of its own, or the text of a quoted or block scalar, marks nothing)."""
+    its ``#``, the line's text). A marker is a comment after a value on its line, as kyaml
+    reads one (a comment on a line of its own, or the text of a quoted or block scalar,
+    marks nothing)."""
     if b"$imagepolicy" not in file.data or file.skipped:
         return {}
     text = file.text
-    found: dict[int, tuple[str, int]] = {}
+    found: dict[int, tuple[str, int, str]] = {}
     at = text.find("$imagepolicy")
     while at >= 0:  # (each line that spells it, searched alone)
         start = text.rfind("\n", 0, at) + 1
@@ -2007,7 +2008,7 @@ def setter_comments(file: LoadedFile) -> dict[int, tuple[str, int]]:
         line = text[start:end if end >= 0 else len(text)]
         if (match := _SETTER.search(line)) is not None:
             found[text.count("\n", 0, start) + 1] = (
-                match.group(1), line.rindex("#", 0, match.start(1)) + 1)
+                match.group(1), line.rindex("#", 0, match.start(1)) + 1, line)
         at = text.find("$imagepolicy", end) if end >= 0 else -1
     # a marker's text inside a scalar (a block scalar, a quoted one over several lines) is
     # in that scalar's value: where no value holds it, every marker found is a comment and

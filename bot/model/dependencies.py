@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from reviewbot.model.objects import DEFAULT_CLUSTER, KObject, Model, model_graph
 from reviewbot.model.reach import FLUX_DEPENDING, Reach, root_made, scripted_clusters
@@ -443,9 +443,26 @@ def unmet_markers(model: Model) -> list[Marker]:
     return _once(model, "unmet-markers", _unmet_markers)
 
 
-def _unmet_markers(model: Model) -> list[Marker]:
+def markers(model: Model) -> dict[str, dict[int, tuple[str, int, str]]]:
+    """The image automation markers of the files some cluster root applies (a file no
+    root applies: what its fields hold reaches no cluster), by file
+    (:func:`~reviewbot.load.loader.setter_comments`). Made once per model (the set's check
+    and a review's both ask)."""
+    return _once(model, "markers", _markers)
+
+
+def _markers(model: Model) -> dict[str, dict[int, tuple[str, int, str]]]:
     from reviewbot.load.loader import setter_comments
 
+    out: dict[str, dict[int, tuple[str, int, str]]] = {}
+    for path in sorted(model.files):
+        found = setter_comments(model.files[path]) if path not in model.unapplied else {}
+        if found:
+            out[path] = found
+    return out
+
+
+def _unmet_markers(model: Model) -> list[Marker]:
     every = automations(model)
     if not every:
         return []
@@ -461,14 +478,11 @@ def _unmet_markers(model: Model) -> list[Marker]:
                 held.setdefault(cluster, {}).setdefault((obj.namespace or "", obj.name),
                                                         []).append(obj)
     out: list[Marker] = []
-    for path in sorted(model.files):
-        found = setter_comments(model.files[path]) if path not in model.unapplied else {}
-        if not found:
-            continue  # (a file no root applies: what its fields hold reaches no cluster)
+    for path, found in markers(model).items():
         updates = tuple(updating(every, path))
         if not updates:
             continue
-        for line, (setter, column) in sorted(found.items()):
+        for line, (setter, column, text) in sorted(found.items()):
             parts = setter.split(":")
             if len(parts) not in (2, 3) or not all(parts[:2]) or (
                     len(parts) == 3 and parts[2] not in ("tag", "name", "digest")):
@@ -485,7 +499,7 @@ def _unmet_markers(model: Model) -> list[Marker]:
                 policies = [p for c in held.values() for p in c.get(wanted, ())]
                 if len(parts) == 2 and policies and all(
                         p.get(("spec", "digestReflectionPolicy")) in (None, "Never")
-                        for p in policies) and "@sha256:" in _line(model.files[path], line):
+                        for p in policies) and "@sha256:" in text:
                     out.append(Marker(path, line, column, setter, wanted, "digest", updates))
                 continue
             where = tuple(sorted(c for c, policies in held.items() if wanted in policies))
@@ -493,12 +507,6 @@ def _unmet_markers(model: Model) -> list[Marker]:
             out.append(Marker(path, line, column, setter, wanted, why, updates, near,
                               where if why == "cluster" else ()))
     return out
-
-
-def _line(file: Any, number: int) -> str:
-    """Line ``number`` (from 1) of a loaded file's text."""
-    lines = file.text.splitlines()
-    return lines[number - 1] if 0 < number <= len(lines) else ""
 
 
 def automations(model: Model) -> list[KObject]:
