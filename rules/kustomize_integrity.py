@@ -3151,8 +3151,10 @@ def _digest_dropped(m: Marker) -> Violation:
         "of this field writes the image as name:tag and drops the digest it pins",
         kind="digest-dropped", file=m.file, line=m.line, column=m.column,
         key=f"digest-dropped {m.file} {m.setter}",
+        # (not "mark the tag alone": a `:tag` marker writes the tag alone into the whole
+        # field, `image: 1.2.4`; a new user from the README read it so)
         fix=f"Set digestReflectionPolicy: IfNotPresent (or Always) on ImagePolicy "
-            f"{namespace}/{name}, or mark the tag alone ({m.setter}:tag).")
+            f"{namespace}/{name}, so that the update writes the digest too.")
 
 
 def _marker_violation(m: Marker, unseen: str | None) -> Violation:

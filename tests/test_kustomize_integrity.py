@@ -4406,7 +4406,7 @@ def test_a_marker_of_a_pinned_image_whose_policy_reflects_no_digest_drops_the_pi
     assert [(f.file, f.line, f.severity, f.fix) for f in lint(tmp_path).findings
             if f.kind == "digest-dropped"] == [(
         "apps/docs.yaml", 5, "warning", "Set digestReflectionPolicy: IfNotPresent (or Always) "
-        "on ImagePolicy flux-system/docs, or mark the tag alone (flux-system:docs:tag).")]
+        "on ImagePolicy flux-system/docs, so that the update writes the digest too.")]
 
 
 def test_a_key_a_config_map_does_not_hold_stops_the_container(tmp_path: Path) -> None:
@@ -4448,3 +4448,32 @@ spec:
         "no such key (did you mean API_BASE_URL?): the kubelet does not start the container "
         "(CreateContainerConfigError)",
         "Name API_BASE_URL in configMapKeyRef.key, or add API_URL to ConfigMap web-env.")]
+
+
+def test_a_marker_naming_a_policy_with_two_letters_swapped_is_told_the_policy(
+        tmp_path: Path) -> None:
+    """A new user from the README: the marker `flux-system:wbe` for policy `web` was told
+    to add a policy `wbe`; `webb` was told "did you mean web?". Two letters swapped is a
+    misspelling too."""
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": FLUX_APPS % "",
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources: [flux-system, automation.yaml]\n",
+        "clusters/prod/automation.yaml": (
+            "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\n"
+            "metadata: {name: apps, namespace: flux-system}\n"
+            "spec: {interval: 30m, sourceRef: {kind: GitRepository, name: flux-system}, "
+            "update: {path: ./apps, strategy: Setters}}\n---\n"
+            "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\n"
+            "metadata: {name: web, namespace: flux-system}\n"
+            "spec: {imageRepositoryRef: {name: web}, policy: {semver: {range: 1.x}}}\n---\n"
+            "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\n"
+            "metadata: {name: web, namespace: flux-system}\n"
+            "spec: {image: ghcr.io/acme/web, interval: 5m}\n"),
+        "apps/kustomization.yaml": "resources: [web.yaml]\n",
+        "apps/web.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: a}\n"
+                         "data: {image: 'ghcr.io/acme/web:1.0'} # {\"$imagepolicy\": "
+                         "\"flux-system:wbe\"}\n",
+    })
+    assert [f.fix for f in lint(tmp_path).findings if f.kind == "image-policy"] == [
+        "Name the policy flux-system:web in the marker, or add ImagePolicy flux-system/wbe."]

@@ -17,7 +17,7 @@ from typing import TypeVar
 from reviewbot.model.objects import DEFAULT_CLUSTER, KObject, Model, model_graph
 from reviewbot.model.reach import FLUX_DEPENDING, Reach, root_made, scripted_clusters
 from reviewbot.model.resource import templates_declaring
-from reviewbot.words import closest
+from reviewbot.words import closest, misspelt
 
 Id = tuple[str, str, str]  # (kind, namespace, name)
 T = TypeVar("T")
@@ -503,7 +503,9 @@ def _unmet_markers(model: Model) -> list[Marker]:
                     out.append(Marker(path, line, column, setter, wanted, "digest", updates))
                 continue
             where = tuple(sorted(c for c, policies in held.items() if wanted in policies))
-            near = closest(wanted[1], names.get(wanted[0], ())) if why == "absent" else None
+            # (two letters swapped, `wbe` for `web`, too: a new user's typo that closest's
+            # ratio rates low)
+            near = misspelt(wanted[1], names.get(wanted[0], ())) if why == "absent" else None
             out.append(Marker(path, line, column, setter, wanted, why, updates, near,
                               where if why == "cluster" else ()))
     return out
