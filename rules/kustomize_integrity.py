@@ -503,7 +503,10 @@ if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
 
 ID = "kustomize-integrity"
 SEVERITY = "error"
-SUMMARY = "Kustomization entries exist, manifests beside them are listed, no object twice."
+SUMMARY = ("Kustomization entries exist, manifests beside them are listed, no object twice; "
+           "what Flux and Argo CD refer to is there (dependsOn, chart sources, postBuild "
+           "variables, ConfigMap keys, image automation markers and policies, sync-wave "
+           "order).")
 RATIONALE = (
     "One missing entry fails the whole kustomize build; a manifest nobody lists is never "
     "applied; a duplicate object makes kustomize refuse the build. All three pass review "
