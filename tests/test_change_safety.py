@@ -3536,3 +3536,59 @@ spec:
                                         "metadata: {name: backup}\n"})
     _, found = review(repo, base, ns, capsys)
     assert [f for f in found if "CreateNamespace" in f["message"]] == []
+
+
+def test_an_overlay_no_longer_generated_deletes_its_own_cluster_s_copy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial sixty-eight D3: a base object each overlay builds alike but for its
+    patch is one body per cluster; the Application of dev's overlay alone no longer generated
+    "deletes it in clusters dev, prod and staging". Each copy is said in its own cluster, and
+    copies all leaving through the ApplicationSet's typo are said once, with every path."""
+    appset = textwrap.dedent("""\
+        apiVersion: argoproj.io/v1alpha1
+        kind: ApplicationSet
+        metadata: {name: apps, namespace: argocd}
+        spec:
+          goTemplate: true
+          generators:
+          - git:
+              repoURL: https://git.example/gitops.git
+              directories: [{path: 'PATH'}]
+          template:
+            metadata: {name: '{{index .path.segments 1}}-{{.path.basename}}'}
+            spec:
+              source: {repoURL: https://git.example/gitops.git, path: '{{.path.path}}'}
+              destination: {name: '{{.path.basename}}', namespace: web}
+              syncPolicy: {automated: {prune: true}}
+        """)
+    root = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+            "metadata: {name: root, namespace: argocd}\n"
+            "spec:\n  source: {repoURL: https://git.example/gitops.git, path: argocd}\n"
+            "  destination: {server: https://kubernetes.default.svc, namespace: argocd}\n"
+            "  syncPolicy: {automated: {prune: true}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "root.yaml": root,
+        "argocd/appset.yaml": appset.replace("PATH", "apps/*/overlays/*"),
+        "apps/web/base/cm.yaml": ("apiVersion: v1\nkind: ConfigMap\n"
+                                  "metadata: {name: web}\ndata: {size: small}\n"),
+        "apps/web/base/kustomization.yaml": "resources: [cm.yaml]\n",
+        "apps/web/overlays/dev/kustomization.yaml": "resources: [../../base]\n",
+        "apps/web/overlays/prod/kustomization.yaml": (
+            "resources: [../../base]\npatches:\n- target: {kind: ConfigMap, name: web}\n"
+            "  patch: '[{op: replace, path: /data/size, value: large}]'\n")})
+    head = repo.commit({"apps/web/overlays/dev/kustomization.yaml": None})
+    _, found = review(repo, base, head, capsys)
+    (dev,) = [f for f in found if f["object"] == "ConfigMap/web/web"]
+    assert dev["message"].startswith("ConfigMap web/web is no longer applied: ApplicationSet "
+                                     "argocd/apps no longer generates the Application for "
+                                     "apps/web/overlays/dev (its folder is gone)")
+    assert dev["message"].endswith("deletes it in cluster dev")
+    head = repo.commit({"apps/web/overlays/dev/kustomization.yaml": "resources: [../../base]\n",
+                        "argocd/appset.yaml": appset.replace("PATH", "apps/*/overlay/*")})
+    _, found = review(repo, base, head, capsys)
+    (both,) = [f for f in found if f["object"] == "ConfigMap/web/web"]
+    assert "no longer generates the Applications for apps/web/overlays/dev and " \
+           "apps/web/overlays/prod (its entry 'apps/*/overlay/*' misspells" in both["message"]
+    assert both["message"].endswith("delete it in clusters dev and prod")

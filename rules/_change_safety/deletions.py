@@ -15,6 +15,7 @@ from reviewbot.engine.findings import Violation
 from reviewbot.load.paths import format_path
 from reviewbot.model.kustomize import FLUX_BUILD_FIELDS
 from reviewbot.model.objects import (
+    Departure,
     KObject,
     Model,
     Path,
@@ -616,8 +617,8 @@ class _Fates:
         also = _also_text(self.base, owner, others)
         now = gone.now
         if now is not None and gone.ungenerated:
-            return self._ungenerated(obj, owner, now, gone.ungenerated, gone.clusters,
-                                     gone.also_ungenerated)
+            paths, lost = self._ungenerated_together(obj, gone)
+            return self._ungenerated(obj, owner, now, paths[0], lost, paths[1:])
         if now is not None:
             how, place = self._how(obj, now)
             named = _applier_text(now)
@@ -650,6 +651,31 @@ class _Fates:
                          f"{_where(self.base, obj, gone.clusters)}", cascade=True)
         return _Fate(how, owner, up.place, stays=f"the deleted Application has no "
                      f"{ARGO_FINALIZER} finalizer, so Argo CD deletes the Application alone")
+
+    def _ungenerated_together(self, obj: KObject, gone: Departure
+                              ) -> tuple[list[str], frozenset[str]]:
+        """The source paths of the Applications no longer generated that took ``obj`` out,
+        and the clusters it leaves. An object of a base file is one body per build that
+        differs (an overlay's replicas): when each body of the file leaves through
+        Applications the same ApplicationSet no longer generates, they are said together,
+        one text at one place (the per-place finding names every path and cluster); else
+        this body's own, in its own clusters (new-user trial sixty-eight: dev's Application
+        alone "deletes it in clusters dev, prod and staging")."""
+        paths = {gone.ungenerated, *gone.also_ungenerated}
+        own = frozenset(self.base.clusters.get(id(obj), ()))
+        if gone.clusters:
+            return sorted(paths), gone.clusters
+        together = set(own)
+        for other in self.base.by_identity.get(obj.identity, ()):
+            if other is obj or other.file != obj.file:
+                continue
+            went = departure(self.base, self.head, other)
+            if (went is None or not went.ungenerated or went.clusters or went.now is None
+                    or gone.now is None or went.now.identity != gone.now.identity):
+                return sorted(paths), own
+            paths |= {went.ungenerated, *went.also_ungenerated}
+            together |= self.base.clusters.get(id(other), ())
+        return sorted(paths), frozenset(together)
 
     def _ungenerated(self, obj: KObject, owner: KObject, now: KObject, path: str,
                      lost: frozenset[str] = frozenset(), also: Sequence[str] = ()) -> _Fate:
