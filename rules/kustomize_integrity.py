@@ -2059,18 +2059,34 @@ def _refused_operation(model: Model, k: Kustomization, found: Unmatched) -> Viol
     line, column = k.doc.position(found.entry)
     what, _, where = found.refused.partition(" ") if found.refused else ("", "", "")
     path = where.partition(" (")[0]
+    lacks = found.lacks if found.lacks and found.lacks != path else ""
     return Violation(
         None, found.entry,
         f"{_label(found.entry)}: {entry}'s {what} of {path} does not apply to the object it "
-        f"targets, which lacks that path (kustomize: \"{what} operation does not apply: doc "
-        f"is missing path\"); "
+        f"targets, which {f'has no {lacks}' if lacks else 'lacks that path'} (kustomize: "
+        f"\"{what} operation does not apply: doc is missing path\"); "
         f"{_refused(model, k, appliers(model).get(k.file, ())).replace('entry', 'patch')}",
         kind="missing", file=k.file, line=line, column=column,
         key=f"{k.file}:{_label(found.entry)}:refused",
-        fix=(f"Add {path.rpartition('/')[0] or '/'} whole first (an `add` whose value holds "
-             "it), or patch an object that has it." if what in ("add", "replace") else
-             f"Drop the operation, or point it at a path the object holds ({path} is not "
-             "there)."))
+        fix=_refused_fix(what, path, lacks))
+
+
+def _refused_fix(what: str, path: str, lacks: str) -> str:
+    """The fix of a JSON 6902 operation on a path the object lacks: add the first missing
+    step whole (``lacks``: /spec/tls, not /spec/tls/0/hosts, whose parent is gone too: new-user
+    trial sixty-eight W4), or, with the path's parent there, an index the list holds."""
+    if what not in ("add", "replace"):
+        return (f"Drop the operation, or point it at a path the object holds ({path} is not "
+                "there).")
+    if lacks:
+        return (f"Add {lacks} whole first (an `add` of {lacks} whose value holds {path}), or "
+                "patch an object that has it.")
+    parent, _, last = path.rpartition("/")
+    if last == "-" or last.isdigit():
+        return (f"Point it at an index the list {parent or '/'} holds, or append with an "
+                "`add` of `-`; or patch an object that has it.")
+    return (f"Point it at a path the object holds ({parent or '/'} holds no fields), or patch "
+            "an object that has it.")
 
 
 def _unmatched_fix(k: Kustomization, what: str, name: Any, held: Sequence[str],

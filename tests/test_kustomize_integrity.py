@@ -2973,6 +2973,35 @@ def test_a_json_patch_operation_that_does_not_apply_refuses_the_build(
     assert found == ([("overlay/kustomization.yaml", 3, "error")] if refused else [])
 
 
+@pytest.mark.parametrize(("op", "lacks", "fix"), [
+    ("{op: replace, path: /spec/template/spec/tolerations/0/key, value: a}",
+     "has no /spec/template/spec/tolerations",
+     "Add /spec/template/spec/tolerations whole first (an `add` of "
+     "/spec/template/spec/tolerations whose value holds /spec/template/spec/tolerations/0/key),"
+     " or patch an object that has it."),
+    ("{op: add, path: /spec/template/spec/containers/5, value: {name: x}}", "lacks that path",
+     "Point it at an index the list /spec/template/spec/containers holds, or append with an "
+     "`add` of `-`; or patch an object that has it."),
+    ("{op: add, path: /metadata/name/x, value: y}", "lacks that path",
+     "Point it at a path the object holds (/metadata/name holds no fields), or patch an "
+     "object that has it."),
+])
+def test_a_refused_operation_s_fix_adds_the_first_step_the_object_lacks(
+        tmp_path: Path, op: str, lacks: str, fix: str) -> None:
+    """New-user trial sixty-eight W4: a replace of /spec/tls/0/hosts/0 after the base dropped
+    `tls`: the fix said "Add /spec/tls/0/hosts whole first", under a parent that is gone too."""
+    files = {**JSON_OPS_BASE, "overlay/kustomization.yaml": (
+        "resources: [../base]\npatches:\n- target: {kind: Deployment, name: app}\n"
+        f"  patch: |-\n    - {op}\n")}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (found,) = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+                if f.kind == "missing"]
+    assert f"does not apply to the object it targets, which {lacks} (" in found.message
+    assert found.fix == fix
+
+
 @pytest.mark.parametrize(("field", "refused"), [("data.MODLE", True), ("data.MODEL", False)])
 def test_a_replacement_reading_a_field_a_generated_source_lacks_refuses_the_build(
         tmp_path: Path, field: str, refused: bool) -> None:

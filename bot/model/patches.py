@@ -48,6 +48,7 @@ class Unmatched:
     # a JSON 6902 patch one of whose operations does not apply to an object it targets:
     # kustomize refuses the build, in these words (:class:`Refused`)
     refused: str | None = None
+    lacks: str = ""  # the first step of its path the object lacks (:class:`Refused`)
 
     def kustomize_id(self) -> str:
         """The patch's id as kustomize's error writes it: ``Service.v1.[noGrp]/demo.[noNs]``."""
@@ -364,7 +365,26 @@ class Refused(Exception):
     object lacks, a key to remove it does not hold, an index past the list's end):
     kustomize refuses the build ("add operation does not apply: doc is missing path: ...",
     kubectl kustomize 5.5; new-user trial fifty-three: a toleration appended to a list the
-    base no longer has, "no findings"). Its text: the operation, where it failed."""
+    base no longer has, "no findings"). Its text: the operation, where it failed;
+    ``lacks``: the first step of the operation's path the object does not hold, as a JSON
+    pointer (``/spec/tls`` for a replace of /spec/tls/0/hosts/0 on an Ingress without TLS:
+    what a fix adds first, new-user trial sixty-eight W4)."""
+
+    def __init__(self, text: str, lacks: str = "") -> None:
+        super().__init__(text)
+        self.lacks = lacks
+
+
+def _lacking(body: Any, parts: Sequence[str]) -> str:
+    """The JSON pointer of the first step of ``parts`` that ``body`` does not hold."""
+    value = body
+    for n, part in enumerate(parts):
+        try:
+            value = value[_index(part, len(value))] if isinstance(value, list) else value[part]
+        except (KeyError, IndexError, ValueError, TypeError):
+            return "/" + "/".join(p.replace("~", "~0").replace("/", "~1")
+                                  for p in parts[:n + 1])
+    return ""
 
 
 def _apply_json6902(r: Resource, patch: Patch) -> Resource:
@@ -401,7 +421,8 @@ def _apply_json6902(r: Resource, patch: Patch) -> Resource:
                 body, where = _json_set(body, parts, value, True)
         except (KeyError, IndexError, ValueError, TypeError) as exc:
             if kind in ("add", "replace", "remove", "move") and parts:
-                raise Refused(f"{kind} {op['path']} (operation {n})") from exc
+                raise Refused(f"{kind} {op['path']} (operation {n})",
+                              _lacking(body, parts)) from exc
             continue  # the object stays as it was
     if lent and isinstance(body, dict):
         after = body.get("metadata")

@@ -162,7 +162,8 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
                                   _storing_id(patcher(patch, selector is not None)), gone)
         except Refused as refused:  # kustomize refuses the build: said where it is judged
             if unmatched is not None:
-                unmatched.append(Unmatched(entry, patch, (), selector, str(refused)))
+                unmatched.append(Unmatched(entry, patch, (), selector, str(refused),
+                                           refused.lacks))
             out = before
             continue
         # (a patch with a target that selects nothing is no error to kustomize v5: it does
