@@ -674,7 +674,7 @@ class _Fates:
                     or gone.now is None or went.now.identity != gone.now.identity):
                 return sorted(paths), own
             paths |= {went.ungenerated, *went.also_ungenerated}
-            together |= self.base.clusters.get(id(other), ())
+            together |= self.base.clusters.get(id(other), frozenset())
         return sorted(paths), frozenset(together)
 
     def _ungenerated(self, obj: KObject, owner: KObject, now: KObject, path: str,
