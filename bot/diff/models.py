@@ -13,6 +13,7 @@ from reviewbot.model.objects import (
     add_identity,
     applied_identities,
     appliers,
+    clusters_phrase,
     departure,
     generated_clusters,
     generated_holding,
@@ -168,12 +169,14 @@ def _build_name(model: Model, maker: Maker, into: frozenset[str] = frozenset()) 
     """A build that makes an object, named: its applier, with its cluster where the tree
     holds several (two clusters' ``flux-system/apps`` are two builds), else its folder. An
     applier of another cluster than ``into`` (the object's, an Argo CD Application living in
-    Argo CD's own) is named by the cluster it deploys to (new-user trial forty-five read
+    Argo CD's own) is named by the clusters it deploys to (new-user trial forty-five read
     "Application argocd/platform-staging of cluster in-cluster" of staging's objects)."""
     clusters = model.clusters.get(id(maker.applier)) if (
         maker.applier is not None and model.cluster_entries) else None
-    if clusters and len(into) == 1 and not clusters & into:
-        return f"{maker.name} to cluster {next(iter(into))}"
+    if clusters and into and not clusters & into:
+        # (several: one body dev and staging both get, new-user trial sixty-eight D4's
+        # "ApplicationSet argocd/apps of cluster in-cluster", the ApplicationSet's own)
+        return f"{maker.name} to {clusters_phrase(sorted(into))}"
     if clusters and len(clusters) == 1:
         return f"{maker.name} of cluster {next(iter(clusters))}"
     return maker.name
