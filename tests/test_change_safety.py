@@ -3592,3 +3592,40 @@ def test_an_overlay_no_longer_generated_deletes_its_own_cluster_s_copy(
     assert "no longer generates the Applications for apps/web/overlays/dev and " \
            "apps/web/overlays/prod (its entry 'apps/*/overlay/*' misspells" in both["message"]
     assert both["message"].endswith("delete it in clusters dev and prod")
+
+
+@pytest.mark.parametrize(("prune", "severity"), [("true", "error"), ("false", "warning")])
+def test_a_policy_removed_without_prune_still_allows_until_deleted_by_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], prune: str, severity: str
+) -> None:
+    """New-user trial sixty-eight D6: allow-dns removed from the tree under `prune: false`
+    stays in the cluster (the orphaned warning says so), yet "these pods cannot resolve any
+    name" was an error beside it. The head as the cluster has it keeps the policy: the
+    denial holds once it is deleted by hand, a warning saying so; pruned, an error."""
+    deny = ("apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+            "metadata: {name: default-deny, namespace: web}\n"
+            "spec:\n  podSelector: {}\n  policyTypes: [Ingress, Egress]\n")
+    dns = ("apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+           "metadata: {name: allow-dns, namespace: web}\n"
+           "spec:\n  podSelector: {}\n  policyTypes: [Egress]\n  egress:\n"
+           "  - to: [{namespaceSelector: {}, podSelector: {matchLabels: {k8s-app: kube-dns}}}]\n"
+           "    ports: [{port: 53, protocol: UDP}, {port: 53, protocol: TCP}]\n")
+    web = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: web}\n"
+           "spec:\n  selector: {matchLabels: {app: web}}\n  template:\n"
+           "    metadata: {labels: {app: web}}\n    spec:\n"
+           "      containers:\n      - name: web\n        image: 'nginx:1.27'\n"
+           "        env: [{name: API, value: 'http://api.api.svc.cluster.local'}]\n")
+    api = ("apiVersion: v1\nkind: Service\nmetadata: {name: api, namespace: api}\n"
+           "spec:\n  selector: {app: api}\n  ports: [{port: 80}]\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"clusters/apps.yaml": flux(prune=prune), "apps/deny.yaml": deny,
+                        "apps/dns.yaml": dns, "apps/web.yaml": web, "apps/api.yaml": api})
+    head = repo.commit({"apps/dns.yaml": None})
+    _, found = review(repo, base, head, capsys, rule="netpol-pairing")
+    (denied,) = [f for f in found if f["rule"] == "netpol-pairing" and f["new"]]
+    assert denied["severity"] == severity
+    assert denied["message"].startswith("web/web: egress is isolated by NetworkPolicy "
+                                        "web/default-deny and no egress rule allows DNS")
+    assert ("Not yet: NetworkPolicy web/allow-dns, which this change takes out of the tree, "
+            "stays in the cluster (not pruned) until deleted by hand; this holds from then "
+            "on." in denied["message"]) is (prune == "false")

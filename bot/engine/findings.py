@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -174,6 +174,22 @@ def refused(finding: Finding, refusal: Finding) -> Finding:
         f" Refused: this object is refused as written ({refusal.rule} error at "
         f"{refusal.file}:{refusal.line}), so none of this runs until it is fixed.")
     return replace(finding, severity="warning", message=text)
+
+
+def lingering(finding: Finding, staying: Sequence[str]) -> Finding:
+    """``finding`` (of relations between objects) that holds only once ``staying``, objects a
+    review's change takes out of the tree and the cluster keeps (their applier does not
+    prune), are deleted by hand: a warning saying so, at each of its places, for until then
+    the cluster still has them (:func:`reviewbot.engine.review._as_lingering`)."""
+    who = ", ".join(staying[:3]) + (f" and {len(staying) - 3} more" if len(staying) > 3
+                                     else "")
+    text = sentence(finding.message) + (
+        f" Not yet: {who}, which this change takes out of the tree, "
+        f"{'stays' if len(staying) == 1 else 'stay'} in the cluster (not pruned) until "
+        "deleted by hand; this holds from then on.")
+    return replace(finding, severity="warning" if finding.severity == "error"
+                   else finding.severity, message=text,
+                   others=tuple(lingering(o, staying) for o in finding.others))
 
 
 _UNBUILT_START, _UNBUILT_END = " Not applied: ", ", so none of this is applied until it builds."

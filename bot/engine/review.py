@@ -41,6 +41,7 @@ from reviewbot.config import (
     parse_config,
 )
 from reviewbot.engine.findings import Finding, in_order, one_per_place, sort_key
+from reviewbot.engine.findings import lingering as lingering_finding
 from reviewbot.engine.identity import identity
 from reviewbot.engine.keys import result_key, review_key
 from reviewbot.engine.options import check_options
@@ -411,6 +412,8 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     kept = diff.kept(base_model, head_result.model)  # (what a refused head build keeps)
     kept_model = _kept_model(head_result.model, kept, base_model)
     head_result = _as_kept(head_result, kept_model, config, settings.only)
+    head_result = _as_lingering(head_result, kept_model or head_result.model, base_model,
+                                diff, config, settings.only)
     base_found = group(base_result.findings)
     marked = judge(group(head_result.findings, Changed.of(diff)), base_found, diff.renames)
     controller = IngressController.from_config(config.section("netpol"))
@@ -502,6 +505,35 @@ def _as_kept(result: Result, kept: Model | None, config: Config,
     if kept is None or not rules:
         return result
     return _relations_from(result, run_rules(kept, config, only=rules), rules)
+
+
+def _as_lingering(result: Result, view: Model, base: Model, diff: TreeDiff, config: Config,
+                  only: Sequence[str]) -> Result:
+    """``result`` with the findings of relations between objects that hold only once the
+    objects the change takes out of the tree and the cluster keeps are deleted by hand
+    (:func:`~reviewbot.model.pruning.lingering`: their applier does not prune) said so, and
+    a warning where they were errors: until then the cluster still has them, a NetworkPolicy
+    still allowing what it allowed (new-user trial sixty-eight D6: an allow-dns policy
+    removed under `prune: false`, "these pods cannot resolve any name", an error beside the
+    warning that it stays). ``view``: the head as the cluster keeps it otherwise."""
+    rules = [r for r in KEPT_RULES if not only or r in only]
+    if not rules or not any(f.rule in rules for f in result.findings) or not any(
+            e.status in ("removed", "renamed") for e in diff.objects):
+        return result
+    from reviewbot.engine.run import run_rules
+    from reviewbot.model.objects import with_kept
+    from reviewbot.model.pruning import lingering
+
+    staying = lingering(base, result.model)
+    if not staying:
+        return result
+    later = {f.identity for f in run_rules(with_kept(view, base, staying), config,
+                                           only=rules).findings}
+    names = sorted({f"{o.kind} {o.namespace}/{o.name}" if o.namespace else f"{o.kind} {o.name}"
+                    for o in staying})
+    return replace(result, findings=[
+        lingering_finding(f, names) if f.rule in rules and f.identity not in later else f
+        for f in result.findings])
 
 
 def _relations_from(result: Result, kept: Result, rules: Sequence[str]) -> Result:

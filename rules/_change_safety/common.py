@@ -6,21 +6,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reviewbot.model.objects import KObject
+from reviewbot.model.pruning import (  # noqa: F401  (the names the checks import from here)
+    ARGO_FINALIZER,
+    ARGO_SYNC,
+    FLUX,
+    PRUNE,
+    RECONCILE,
+    is_flux_kustomization,
+)
 
-FLUX = "kustomize.toolkit.fluxcd.io"
 FORCE = f"{FLUX}/force"
-PRUNE = f"{FLUX}/prune"
-RECONCILE = f"{FLUX}/reconcile"
-ARGO_SYNC = "argocd.argoproj.io/sync-options"
-# Argo CD deletes an Application's resources with it only under this finalizer (or its
-# ``/background`` form): user-guide/app_deletion.md
-ARGO_FINALIZER = "resources-finalizer.argocd.argoproj.io"
 # the sync options that make Argo CD delete and recreate an object (user-guide/sync-options.md)
 ARGO_RECREATE = "Force=true,Replace=true"
-
-
-def is_flux_kustomization(obj: KObject) -> bool:
-    return obj.kind == "Kustomization" and obj.group == FLUX
 
 
 def object_name(obj: KObject) -> str:

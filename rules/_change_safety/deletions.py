@@ -29,13 +29,13 @@ from reviewbot.model.objects import (
     mapping,
     model_graph,
 )
+from reviewbot.model.pruning import applier_prunes, argo_spec, gc_exempt
 from reviewbot.model.values import renders_claim
 from reviewbot.model.workload import config_refs
 from reviewbot.rules._change_safety.common import (
     ARGO_FINALIZER,
     ARGO_SYNC,
     PRUNE,
-    RECONCILE,
     count_text,
     is_flux_kustomization,
     object_name,
@@ -628,7 +628,7 @@ class _Fates:
                     (o.kind, object_name(o)) == (owner.kind, object_name(owner)) for o in others):
                 # one name in each cluster's folder: said once, with the clusters
                 named, also = _applier_text(now, clusters_phrase(clusters)), ""
-            if _applier_prunes(now):
+            if applier_prunes(now):
                 return _Fate(how, owner, place, f"{named}{also} prunes: it is "
                              f"deleted in {_where(self.base, obj, gone.clusters)}")
             return _Fate(how, owner, place, stays=f"{named}{also} does not prune")
@@ -905,16 +905,8 @@ def _where(model: Model, obj: KObject, lost: frozenset[str]) -> str:
 
 
 def _kept(obj: KObject, fate: _Fate) -> bool:
-    """Annotated in the base so that garbage collection leaves it: Flux's prune: disabled or
-    reconcile: disabled; Argo CD's Prune=false, or Delete=false when its Application is
-    deleted with the resources finalizer."""
-    notes = obj.annotations
-    if str(notes.get(PRUNE, "")).lower() == "disabled":
-        return True
-    if str(notes.get(RECONCILE, "")).lower() == "disabled":
-        return True
-    options = [o.strip() for o in str(notes.get(ARGO_SYNC, "")).split(",")]
-    return ("Delete=false" if fate.cascade else "Prune=false") in options
+    """Annotated in the base so that garbage collection leaves it (:func:`gc_exempt`)."""
+    return gc_exempt(obj, fate.cascade)
 
 
 def _keep_annotation(fate: _Fate) -> str:
@@ -922,18 +914,6 @@ def _keep_annotation(fate: _Fate) -> str:
     if is_flux_kustomization(fate.owner):
         return f"{PRUNE}: disabled"
     return f"{ARGO_SYNC}: {'Delete=false' if fate.cascade else 'Prune=false'}"
-
-
-def _applier_prunes(applier: KObject) -> bool:
-    if is_flux_kustomization(applier):
-        return applier.get(("spec", "prune")) is True
-    return applier.get((*_argo_spec(applier), "syncPolicy", "automated", "prune")) is True
-
-
-def _argo_spec(applier: KObject) -> tuple[str, ...]:
-    """Where an Argo CD applier's Application spec is: its own, or an ApplicationSet's
-    template's (the Applications it generates prune as it says)."""
-    return ("spec", "template", "spec") if applier.kind == "ApplicationSet" else ("spec",)
 
 
 def _applier_text(applier: KObject, clusters: str = "") -> str:
@@ -953,7 +933,7 @@ def _applier_text(applier: KObject, clusters: str = "") -> str:
 
 
 def _flag_text(obj: KObject, *path: str) -> str:
-    value = obj.get((*_argo_spec(obj), *path) if not is_flux_kustomization(obj) else (
+    value = obj.get((*argo_spec(obj), *path) if not is_flux_kustomization(obj) else (
         "spec", *path))
     return "true" if value is True else "false" if value is False else "unset"
 
