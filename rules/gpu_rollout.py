@@ -210,11 +210,12 @@ def judged(model: Model, opts: Mapping[str, Any]) -> Iterator[tuple[PodTemplate,
     """Each finding with the pod it is about (change-safety's ``stuck-rollout`` asks which
     pods' rollouts cannot finish), each cluster of the tree judged with its own nodes (a
     new-user trial's `clusters[].nodes` were not read: "no node inventory")."""
-    for _, view in views(model):
-        yield from _judged(view, opts)
+    for cluster, view in views(model):
+        yield from _judged(view, opts, cluster)
 
 
-def _judged(model: Model, opts: Mapping[str, Any]) -> Iterator[tuple[PodTemplate, Violation]]:
+def _judged(model: Model, opts: Mapping[str, Any], cluster: str | None = None
+            ) -> Iterator[tuple[PodTemplate, Violation]]:
     patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
     pods = list(each_pod(model))
     gpus_of = {id(p): pod_gpus(p, patterns) for p in pods}
@@ -289,9 +290,11 @@ def _judged(model: Model, opts: Mapping[str, Any]) -> Iterator[tuple[PodTemplate
                     kind="borrowed-room", edits=_edits(pod),
                 )
                 continue
+        text = _message(pod, gpus, surge, strategy.max_surge, node, on, gpus_of)
+        if node is None and model.inventory.nodes:
+            text = _no_room(text, gpus, surge, model.inventory.nodes, pods, gpus_of, cluster)
         yield pod, Violation(
-            pod.obj, _surge_field(pod, strategy),
-            _message(pod, gpus, surge, strategy.max_surge, node, on, gpus_of),
+            pod.obj, _surge_field(pod, strategy), text,
             fix=rollout_fix(pod), kind="surge", edits=_edits(pod), doubt=doubt,
         )
 
@@ -338,6 +341,26 @@ def _message(pod: PodTemplate, gpus: Mapping[str, Fraction], surge: int, max_sur
     ]
     return (f"{text}; {'; '.join(parts)} ({_holders(on, gpus_of, gpus)}), so the surge pod "
             "would sit Pending forever")
+
+
+def _no_room(text: str, gpus: Mapping[str, Fraction], surge: int, nodes: Sequence[Node],
+             pods: Sequence[PodTemplate], gpus_of: Mapping[int, Mapping[str, Fraction]],
+             cluster: str | None) -> str:
+    """The surge message where the node inventory shows no room (not "when no spare GPU
+    exists": it is known there is none), naming the cluster whose nodes these are (new-user
+    trial sixty-eight W1: a base file's finding true in prod, whose inventory has two A10Gs
+    both asked, and not known in staging, named neither)."""
+    where = f"cluster {cluster}'s nodes" if cluster else "the inventory's nodes"
+    have = " and ".join(
+        f"{number(sum((n.allocatable.get(r, Fraction(0)) for n in nodes), Fraction(0)))} {r}"
+        for r in gpus)
+    asked = " and ".join(
+        f"{number(sum((gpus_of[id(o)].get(r, Fraction(0)) * count(o) for o in pods), Fraction(0)))}"
+        for r in gpus)
+    head = text.partition("; when no spare GPU exists")[0]
+    return (f"{head}; {where} have {have}, of which its GPU pods ask {asked}, and none that "
+            f"admits the new pod has {_gpu_text({r: v * surge for r, v in gpus.items()})} "
+            "free: it stays Pending and the rollout never ends")
 
 
 def _borrowed(pod: PodTemplate, gpus: Mapping[str, Fraction], surge: int, node: Node,

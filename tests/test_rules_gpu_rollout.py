@@ -310,6 +310,21 @@ def test_a_pod_no_node_is_pinned_for_borrows_room_where_the_cluster_s_gpus_leave
             "nvidia.com/gpu)") in message
     assert judged(1) == [("warning", "borrowed-room")]
     assert judged(2) == [("error", "surge")]
+    # known, not "when no spare GPU exists"; and whose nodes they are, named (new-user
+    # trial sixty-eight W1: a base file's surge, true in prod's inventory, named no cluster)
+    (full,) = lint_dir(tmp_path, only=["gpu-rollout"]).findings
+    assert full.message.endswith(
+        "needs 1 nvidia.com/gpu more; the inventory's nodes have 4 nvidia.com/gpu, of which its "
+        "GPU pods ask 4, and none that admits the new pod has 1 nvidia.com/gpu free: it stays "
+        "Pending and the rollout never ends")
+    two = tmp_path / "two"
+    write(two, {".reviewbot.yaml": config.replace(
+        "cluster:\n  nodes:\n", "clusters:\n- name: dev\n  paths: [dev]\n"
+        "- name: prod\n  paths: [prod]\n  nodes:\n"),
+        "prod/vllm.yaml": deploy.format(name="vllm", replicas=2, strategy="RollingUpdate"),
+        "prod/other.yaml": deploy.format(name="embed", replicas=2, strategy="Recreate")})
+    (full,) = lint_dir(two, only=["gpu-rollout"]).findings
+    assert "; cluster prod's nodes have 4 nvidia.com/gpu, of which" in full.message
 
 
 @pytest.mark.parametrize("rolling, says", [
