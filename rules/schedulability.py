@@ -663,17 +663,22 @@ def _unspecified(model: Model, quota: KObject, pods: Sequence[PodTemplate],
                                         for k in missing))
             what = " and ".join(fields)
             limits = ", ".join(f"{k}: {hard[k]}" for k in missing)
-            yield Violation(
-                pod.obj, at,
+            message = (
                 f"{pod.name}, {describe(container)}: sets no {what}, which ResourceQuota "
                 f"{quota.namespace}/{quota.name} tracks ({limits}), and namespace "
                 f"{quota.namespace} has no LimitRange to default it: the API "
                 f"server refuses its pods (\"failed quota: {quota.name}: must specify {keys}\"), "
-                f"so {pod.kind} {pod.name} never gets one",
-                fix=(f"Set {' and '.join('resources.' + f for f in fields)} on "
-                     f"{describe(container)}, or add a LimitRange with defaults to namespace "
-                     f"{quota.namespace}."),
-                kind="quota-unspecified",
+                f"so {pod.kind} {pod.name} never gets one")
+            fix = (f"Set {' and '.join('resources.' + f for f in fields)} on "
+                   f"{describe(container)}, or add a LimitRange with defaults to namespace "
+                   f"{quota.namespace}.")
+            # one problem at two places: a review that adds the quota (or the key) comments
+            # on it there, one that adds the container at the container
+            yield Violation(
+                pod.obj, at, message, fix=fix, kind="quota-unspecified",
+                others=(Violation(quota, ("spec", "hard", missing[0]), message, fix=fix,
+                                  kind="quota-unspecified"),),
+                cause=f"{quota.ref}:{pod.obj.ref}:{'/'.join(map(str, container.path))}",
                 doubt=(f"whether {mutator}, which this tree installs, sets the resources "
                        "before the quota admits the pod" if mutator else
                        runs_doubt(model, [pod])))

@@ -943,3 +943,23 @@ def test_what_may_set_resources_at_admission_makes_a_missing_one_a_warning(
     assert [(f.kind, f.severity) for f in result.findings] == [("quota-unspecified", "warning")]
     assert "Not certain: reviewbot could not see whether ClusterPolicy default-resources, " \
            "which this tree installs, sets the resources" in result.findings[0].message
+
+
+def test_a_review_that_adds_a_quota_says_the_refused_pods_at_the_quota(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The quota the pull request adds is where the change is (inline); the container that
+    sets nothing, in a file it leaves as it was, is the same problem's other place."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"worker.yaml": quota_pod("worker").removeprefix("---\n")})
+    head = repo.commit({"quota.yaml": QUOTA.lstrip("\n")})
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "json",
+                            "--rule", "schedulability"], capsys)
+    [finding] = json.loads(out)["findings"]
+    assert (code, finding["file"], finding["line"], finding["new"]) == (
+        1, "quota.yaml", 6, True)
+    assert finding["message"].startswith("worker, container worker: sets no requests.cpu and "
+                                         "limits.memory, which ResourceQuota api/compute")
+    assert finding["also"] == [{"object": "Deployment/api/worker", "file": "worker.yaml",
+                                "line": 11}]
