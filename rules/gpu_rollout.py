@@ -95,8 +95,6 @@ spec:
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -107,13 +105,13 @@ from reviewbot.model.doubts import runs_doubt
 from reviewbot.model.objects import Model, Node, Path, PodTemplate, Strategy
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
-    DIGITS,
-    MAX_DIGITS,
     Placement,
     count,
     is_values_pod,
     number,
     pod_gpus,
+    stops_first,
+    surge_pods,
 )
 from reviewbot.rules._kit import each_pod, views
 
@@ -134,43 +132,6 @@ ADMISSION = "admitted"  # its findings hold once the API server admits the objec
 # without a node inventory, whether a node has a GPU free for the surge pod is not known
 NO_ROOM_KNOWN = ("how many GPUs the cluster's nodes have free (no node inventory: "
                  "`reviewbot inventory --nodes` records it)")
-
-
-_PERCENT = re.compile(rf"({DIGITS})%")  # compiled while importing (the start-up cache keeps it)
-
-
-def surge_pods(max_surge: Any, replicas: int) -> int | None:
-    """Pods a rolling update adds at once (percentages round up), None when unreadable."""
-    if isinstance(max_surge, bool):
-        return None
-    if isinstance(max_surge, int):
-        return max(max_surge, 0)
-    if isinstance(max_surge, str):
-        text = max_surge.strip()
-        match = _PERCENT.fullmatch(text)
-        if match:
-            return math.ceil(int(match.group(1)) * max(replicas, 1) / 100)
-        if text.isdigit() and len(text) <= MAX_DIGITS:
-            return int(text)
-    return None
-
-
-def unavailable_pods(max_unavailable: Any, replicas: int) -> int | None:
-    """Pods a rolling update may stop before their replacements are ready (percentages
-    round down, as the Deployment controller rounds them), None when unreadable."""
-    if isinstance(max_unavailable, str) and max_unavailable.strip().endswith("%"):
-        match = _PERCENT.fullmatch(max_unavailable.strip())
-        return int(match.group(1)) * max(replicas, 1) // 100 if match else None
-    return surge_pods(max_unavailable, replicas)
-
-
-def _stops_first(pod: PodTemplate, strategy: Strategy) -> bool:
-    """A Deployment's RollingUpdate (KServe's and chart values' alike) whose maxUnavailable
-    lets an old pod stop before its replacement is ready. Operators' rollouts (LeaderWorkerSet
-    groups, Argo Rollouts) and DaemonSets keep their own rules."""
-    return (strategy.type == "RollingUpdate" and strategy.unit == 1 and pod.controller is None
-            and pod.kind != "DaemonSet"
-            and (unavailable_pods(strategy.max_unavailable, pod.replicas) or 0) >= 1)
 
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
@@ -248,7 +209,7 @@ def _judged(model: Model, opts: Mapping[str, Any], cluster: str | None = None
         surge = surge * unit if surge is not None else None
         if surge == 0 or surge is None:
             continue
-        if _stops_first(pod, strategy):
+        if stops_first(pod, strategy):
             continue  # an old pod may stop first and free its GPU: the rollout goes on
         if placement is None:
             placement = Placement(pods, model.inventory)

@@ -98,6 +98,10 @@ Kinds:
   the workloads run fewer pods than they ask. A lower bound: what charts, operators, other
   repositories or people add to the namespace only adds to it; Jobs, CronJobs and
   DaemonSets are not summed.
+- `quota-surge` (on the quota's `spec.hard` key): the namespace's pods fit the quota, but a
+  Deployment's RollingUpdate starts new pods before an old one stops (its maxUnavailable
+  rounds down to 0: the default 25% of fewer than 4 replicas) and they do not fit beside the
+  others: the quota admission refuses them, and every rollout of it waits forever.
 
 Quotas with `scopes` or a `scopeSelector` count some pods only: not judged; nor pods a chart
 other than app-template renders, or an operator makes.
@@ -210,6 +214,8 @@ from reviewbot.model.workload import (
     pod_request,
     request,
     resource_names,
+    stops_first,
+    surge_pods,
     untolerated,
     written,
 )
@@ -233,7 +239,8 @@ SEVERITIES = {"node-full": "error", "too-big": "error", "over-limit": "error",
               "no-such-node": "warning", "untolerated": "error", "foreign-node": "error",
               "pool-full": "error", "scale-target": "warning", "drain-blocked": "warning",
               "claim-missing": "warning", "scale-target-lost": "error",
-              "quota-unspecified": "error", "quota-exceeded": "error"}
+              "quota-unspecified": "error", "quota-exceeded": "error",
+              "quota-surge": "error"}
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 # what the API server compares for every container: the request at most the limit
 # (extended resources must be equal: gpu-parallelism's)
@@ -743,6 +750,7 @@ def _exceeded(model: Model, quota: KObject, pods: Sequence[PodTemplate], scaled:
                  if (n := _runs(p, scaled)) > 0 and (one := _usage(p, key))]
         total = sum((one * n for _, n, one in asked), Fraction(0))
         if total <= allowed:
+            yield from _no_surge_room(quota, key, value, allowed, total, asked)
             continue
         asked.sort(key=lambda a: -a[1] * a[2])
         shown = ", ".join(
@@ -759,6 +767,41 @@ def _exceeded(model: Model, quota: KObject, pods: Sequence[PodTemplate], scaled:
                  "workloads' replicas or resources."),
             kind="quota-exceeded", doubt=runs_doubt(model, [p for p, _, _ in asked]),
             cause=f"{quota.ref}:{key}")
+
+
+def _no_surge_room(quota: KObject, key: str, value: Any, allowed: Fraction, total: Fraction,
+                   asked: Sequence[tuple[PodTemplate, int, Fraction]]) -> Iterator[Violation]:
+    """``quota-surge``: the namespace's pods fit the quota, but a Deployment's rolling update
+    starts its new pods before an old one stops (maxUnavailable rounds down to 0), and they
+    do not fit beside the others: the quota admission refuses them, and the rollout waits
+    forever (the GPU rollout of the seed, with a quota for the node)."""
+    for pod, n, one in asked:
+        strategy = pod.strategy
+        if (pod.kind != "Deployment" or strategy is None or strategy.type != "RollingUpdate"
+                or stops_first(pod, strategy)):
+            continue
+        surge = surge_pods(strategy.max_surge, n)
+        if not surge or total + one * surge <= allowed:
+            continue
+        at = strategy.path + ("rollingUpdate", "maxSurge")
+        where = at if pod.obj.get(at) is not None else strategy.path
+        implicit = "" if pod.obj.get(strategy.path) is not None else ", the defaults"
+        message = (
+            f"ResourceQuota {quota.namespace}/{quota.name} allows {key} {value} in namespace "
+            f"{quota.namespace}, and its workloads ask {_amount(key, total)} as written; "
+            f"{pod.kind} {pod.name} rolls out with RollingUpdate (maxSurge "
+            f"{strategy.max_surge}, maxUnavailable {strategy.max_unavailable}: 0 of "
+            f"{plural(n, 'pod')}{implicit}), which starts {plural(surge, 'new pod')} "
+            f"({_amount(key, one * surge)}) before an old one stops: the API server refuses "
+            f"{'it' if surge == 1 else 'them'} (\"exceeded quota\"), and every rollout of "
+            f"{pod.kind} {pod.name} waits forever")
+        fix = (f"Set {pod.kind} {pod.name}'s rollingUpdate to maxSurge: 0 and "
+               f"maxUnavailable: 1 (or its strategy to Recreate), or raise spec.hard.{key} to "
+               f"at least {_amount(key, total + one * surge)}.")
+        yield Violation(
+            quota, ("spec", "hard", key), message, fix=fix, kind="quota-surge",
+            others=(Violation(pod.obj, where, message, fix=fix, kind="quota-surge"),),
+            cause=f"{quota.ref}:{key}:{pod.obj.ref}:surge")
 
 
 def _amount(key: str, value: Fraction) -> str:

@@ -924,7 +924,9 @@ def test_a_quota_its_namespace_s_workloads_exceed_refuses_the_pods_past_it(
                      "metadata: {name: api, namespace: api}\nspec:\n  scaleTargetRef: "
                      "{apiVersion: apps/v1, kind: Deployment, name: api}\n"
                      "  minReplicas: 2\n  maxReplicas: 3\n")
-    assert checks(lint_text(tmp_path, scaled, only=["schedulability"])) == []
+    # (at its floor the pods fill the quota: the rollout's surge pod is what no longer fits)
+    assert checks(lint_text(tmp_path, scaled, only=["schedulability"])) == [
+        ("schedulability[quota-surge]", 7)]
     scoped = text.replace("spec:\n  hard:", "spec:\n  scopes: [NotBestEffort]\n  hard:", 1)
     assert checks(lint_text(tmp_path, scoped, only=["schedulability"])) == []
     job = QUOTA + ("---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: m, namespace: api}\n"
@@ -963,3 +965,25 @@ def test_a_review_that_adds_a_quota_says_the_refused_pods_at_the_quota(
                                          "limits.memory, which ResourceQuota api/compute")
     assert finding["also"] == [{"object": "Deployment/api/worker", "file": "worker.yaml",
                                 "line": 11}]
+
+
+@pytest.mark.parametrize(("strategy", "found"), [
+    ("", [("schedulability[quota-surge]", 7)]),
+    ("  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}\n", []),
+    ("  strategy: {type: Recreate}\n", []),
+])
+def test_a_quota_without_room_for_the_surge_pod_stops_every_rollout(
+        tmp_path: Path, strategy: str, found: list[tuple[str, int]]) -> None:
+    """2 replicas of 2Gi fill a 4Gi quota; the default RollingUpdate (maxSurge 25%: 1 pod,
+    maxUnavailable 25% of 2: 0) starts a third pod first, which the quota refuses: the
+    rollout waits forever. Stopping an old pod first (or Recreate) needs no room."""
+    text = QUOTA + quota_pod("api", SET, replicas=2).replace(
+        "  selector:", strategy + "  selector:", 1)
+    result = lint_text(tmp_path, text, only=["schedulability"])
+    assert checks(result) == found
+    if found:
+        assert result.findings[0].message.endswith(
+            "Deployment api rolls out with RollingUpdate (maxSurge 25%, maxUnavailable 25%: 0 "
+            "of 2 pods, the defaults), which starts 1 new pod (2Gi) before an old one stops: "
+            "the API server refuses it (\"exceeded quota\"), and every rollout of Deployment "
+            "api waits forever")

@@ -22,6 +22,7 @@ question the way Kubernetes does:
 from __future__ import annotations
 
 import fnmatch
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from reviewbot.model.objects import (
     Node,
     Path,
     PodTemplate,
+    Strategy,
     dig,
     items,
 )
@@ -777,6 +779,46 @@ DIGITS = rf"[0-9]{{1,{MAX_DIGITS}}}"  # such a count in a pattern (Python conver
 # patterns compiled while importing (the start-up cache keeps them), not at a run's first call
 _SECONDS = re.compile(rf"\s*({DIGITS}(?:\.{DIGITS})?)\s*(s|m|h)?\s*")
 _INT = re.compile(rf"\s*{DIGITS}\s*")
+
+
+# ---------------------------------------------------------------- rolling updates
+
+_PERCENT = re.compile(rf"({DIGITS})%")  # compiled while importing (the start-up cache keeps it)
+
+
+def surge_pods(max_surge: Any, replicas: int) -> int | None:
+    """Pods a rolling update adds at once (percentages round up), None when unreadable."""
+    if isinstance(max_surge, bool):
+        return None
+    if isinstance(max_surge, int):
+        return max(max_surge, 0)
+    if isinstance(max_surge, str):
+        text = max_surge.strip()
+        match = _PERCENT.fullmatch(text)
+        if match:
+            return math.ceil(int(match.group(1)) * max(replicas, 1) / 100)
+        if text.isdigit() and len(text) <= MAX_DIGITS:
+            return int(text)
+    return None
+
+
+def unavailable_pods(max_unavailable: Any, replicas: int) -> int | None:
+    """Pods a rolling update may stop before their replacements are ready (percentages
+    round down, as the Deployment controller rounds them), None when unreadable."""
+    if isinstance(max_unavailable, str) and max_unavailable.strip().endswith("%"):
+        match = _PERCENT.fullmatch(max_unavailable.strip())
+        return int(match.group(1)) * max(replicas, 1) // 100 if match else None
+    return surge_pods(max_unavailable, replicas)
+
+
+def stops_first(pod: PodTemplate, strategy: Strategy) -> bool:
+    """A Deployment's RollingUpdate (KServe's and chart values' alike) whose maxUnavailable
+    lets an old pod stop before its replacement is ready. Operators' rollouts (LeaderWorkerSet
+    groups, Argo Rollouts) and DaemonSets keep their own rules."""
+    return (strategy.type == "RollingUpdate" and strategy.unit == 1 and pod.controller is None
+            and pod.kind != "DaemonSet"
+            and (unavailable_pods(strategy.max_unavailable, pod.replicas) or 0) >= 1)
+
 
 
 def parse_seconds(value: Any) -> Fraction | None:

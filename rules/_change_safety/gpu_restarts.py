@@ -19,9 +19,10 @@ from reviewbot.model.workload import (
     number,
     parse_seconds,
     pod_gpus,
+    unavailable_pods,
 )
 from reviewbot.rules._kit import each_pod, parallelism_of
-from reviewbot.rules.gpu_rollout import SURGING, judged, rollout_fix, unavailable_pods
+from reviewbot.rules.gpu_rollout import SURGING, judged, rollout_fix
 
 
 def pods_by_object(model: Model) -> dict[int, list[PodTemplate]]:
