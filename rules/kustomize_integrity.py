@@ -116,12 +116,16 @@ reviewbot checks every `kustomization.yaml` in the tree:
   wave -1 reading the ConfigMap of wave 0) is `hook-order` too, a warning: Argo CD waits for
   the hook before the later wave, so at the first sync its pods do not start and the sync
   never creates what they read, unless the cluster holds it from an earlier sync;
-- a container's env entry reading by `configMapKeyRef` (not optional) a key the ConfigMap
-  of that name in its namespace and cluster does not hold, as the repository writes or a
-  generator makes it (`missing-key`, error, at the `key:`): the kubelet does not start the
-  container ("couldn't find key": CreateContainerConfigError); the fix names a key of one
-  word more, or a close spelling (`API_BASE_URL` for `API_URL`). A ConfigMap several
-  objects of one name make, or whose keys hold a variable, is not judged;
+- a container's env entry reading by `configMapKeyRef` or `secretKeyRef` (not optional) a
+  key the ConfigMap or Secret of that name in its namespace and cluster does not hold, as
+  the repository writes or a generator makes it, a SOPS-encrypted Secret's keys included
+  (`missing-key`, error, at the `key:`, and at the close key the object writes): the
+  kubelet does not start the container ("couldn't find key": CreateContainerConfigError);
+  the fix names a key of one word more, or a close spelling (`API_BASE_URL` for `API_URL`).
+  An object several documents of one name make, or whose keys hold a variable, and a Secret
+  an operator makes or fills (an ExternalSecret's or SealedSecret's name, a Certificate's
+  `secretName`, Flux's `ssa: IfNotPresent` placeholder, a replicator's copy, a service
+  account token) are not judged;
 - a Namespace an Argo CD Application applies in a later sync wave than objects it applies
   in that namespace (its own wave, 0 where it names none: Roles of wave -10 in a Namespace
   of none), or a CustomResourceDefinition in a later wave than custom resources of its
@@ -449,9 +453,11 @@ from reviewbot.model.objects import (
     DEFAULT_CLUSTER,
     REFUSED,
     UNPLACED,
+    Container,
     KObject,
     Model,
     Path,
+    PodTemplate,
     applier_names,
     appliers,
     controlled,
@@ -1250,23 +1256,37 @@ _GENERATED_HASH = re.compile(r"-[a-z0-9]{10}$")
 
 
 def _keys_missing(model: Model) -> Iterator[Violation]:
-    """``missing-key``: a container's env entry reading, by ``configMapKeyRef`` (not
-    optional), a key the ConfigMap of that name in its namespace and cluster does not hold
-    (its ``data`` and ``binaryData``, as the repository writes or generates it): the kubelet
-    does not start the container ("couldn't find key ... in ConfigMap":
-    CreateContainerConfigError; new-user trial sixty-eight D1, a generator's key renamed
-    and the Deployment's reference kept, a miss). A ConfigMap several objects of one name
-    make in a cluster, or one whose keys hold a variable, is not judged."""
+    """``missing-key``: a container's env entry reading, by ``configMapKeyRef`` or
+    ``secretKeyRef`` (not optional), a key the ConfigMap or Secret of that name in its
+    namespace and cluster does not hold (a ConfigMap's ``data`` and ``binaryData``, as the
+    repository writes or generates it; a Secret's ``data`` and ``stringData``, SOPS-encrypted
+    too: their keys are written in the clear): the kubelet does not start the container
+    ("couldn't find key ... in ConfigMap": CreateContainerConfigError; new-user trial
+    sixty-eight D1, a generator's key renamed and the Deployment's reference kept, a miss;
+    trial sixty-nine D1, a SOPS Secret's key renamed). An object several documents of one
+    name make in a cluster, one whose keys hold a variable, a Secret an operator also makes
+    or fills (an ExternalSecret's target, a SealedSecret, a Certificate's, Flux's `ssa:
+    IfNotPresent` placeholder, a service account token) is not judged."""
     from reviewbot.model.objects import generated_configmaps
+    from reviewbot.model.reach import makes_secrets, secret_names
     from reviewbot.model.workload import env_entries
     from reviewbot.words import meant_key
 
-    maps: dict[tuple[str, str, str], KObject | None] = {}
+    made_secrets = {name for o in model.objects if makes_secrets(o.kind)
+                    for name in secret_names(o.body)}
+    held: dict[tuple[str, str, str, str], KObject | None] = {}
     for o in model.objects:
-        if o.kind == "ConfigMap" and o.group == "" and o.file not in model.unapplied:
-            for cluster in model.clusters.get(id(o)) or (DEFAULT_CLUSTER,):
-                named = (cluster, o.namespace or "default", o.name)
-                maps[named] = o if named not in maps or maps[named] is o else None
+        if o.group != "" or o.kind not in ("ConfigMap", "Secret") or o.file in model.unapplied:
+            continue
+        if o.kind == "Secret" and (o.name in made_secrets or str(o.body.get("type")) in (
+                "kubernetes.io/service-account-token",) or str(o.annotations.get(
+                "kustomize.toolkit.fluxcd.io/ssa", "")).lower() == "ifnotpresent"):
+            continue
+        if any("replicate-from" in a or a.endswith("/reflects") for a in o.annotations):
+            continue  # (a copy a replicator fills: kubernetes-replicator, reflector)
+        for cluster in model.clusters.get(id(o)) or (DEFAULT_CLUSTER,):
+            named = (o.kind, cluster, o.namespace or "default", o.name)
+            held[named] = o if named not in held or held[named] is o else None
     # what the generators make, in the builds the roots apply (no cluster of their own:
     # their names carry their content's hash; one name of two contents is not judged)
     made: dict[tuple[str, str], KObject | None] = {}
@@ -1275,44 +1295,66 @@ def _keys_missing(model: Model) -> Iterator[Violation]:
         was = made.get(named2)
         made[named2] = o if named2 not in made or (
             was is not None and was.body.get("data") == o.body.get("data")) else None
-    if not maps and not made:
+    if not held and not made:
         return
     for pod in model.pods:
         namespace = pod.namespace or "default"
         clusters = model.clusters.get(id(pod.obj)) or (DEFAULT_CLUSTER,)
         for container in pod.containers:
             for var, at in env_entries(container.body.get("env")):
-                ref = dict_of(dict_of(var.get("valueFrom")).get("configMapKeyRef"))
-                name, key = ref.get("name"), ref.get("key")
-                if not isinstance(name, str) or not isinstance(key, str) or ref.get(
-                        "optional") is True or "${" in name + key:
-                    continue
-                found = [maps[(c, namespace, name)] if (c, namespace, name) in maps
-                         else made.get((namespace, name)) for c in clusters]
-                if not found or any(m is None for m in found):
-                    continue  # (no such ConfigMap here, or several: not judged)
-                cm = found[0]
-                assert cm is not None
-                keys = [str(k) for part in ("data", "binaryData")
-                        for k in dict_of(cm.get((part,)))]
-                if key in keys or any("${" in k for k in keys):
-                    continue
-                near = meant_key(key, keys)
-                entry = at[:-1] if at[-1] == "value" else at
-                where = (*container.path, *entry, "valueFrom", "configMapKeyRef", "key")
-                # (a generator's name as written, not with its content's hash)
-                shown = _GENERATED_HASH.sub("", cm.name) if cm in made.values() else cm.name
-                yield Violation(
-                    pod.obj, where,
-                    f"{pod.obj.kind} {namespace}/{pod.obj.name}: container {container.name} "
-                    f"reads key {key} of ConfigMap {shown}, which has no such key"
-                    + (f" (did you mean {near}?)" if near else f" (it has {', '.join(keys[:5])}"
-                       + (" ..." if len(keys) > 5 else "") + ")" if keys else "")
-                    + ": the kubelet does not start the container (CreateContainerConfigError)",
-                    kind="missing-key",
-                    fix=(f"Name {near} in configMapKeyRef.key, or add {key} to ConfigMap {shown}."
-                         if near else f"Add {key} to ConfigMap {shown}, name a key it has, or "
-                         "mark the reference optional: true."))
+                for reference, kind, parts in (
+                        ("configMapKeyRef", "ConfigMap", ("data", "binaryData")),
+                        ("secretKeyRef", "Secret", ("data", "stringData"))):
+                    ref = dict_of(dict_of(var.get("valueFrom")).get(reference))
+                    name, key = ref.get("name"), ref.get("key")
+                    if not isinstance(name, str) or not isinstance(key, str) or ref.get(
+                            "optional") is True or "${" in name + key:
+                        continue
+                    found = [held[(kind, c, namespace, name)]
+                             if (kind, c, namespace, name) in held
+                             else made.get((namespace, name)) if kind == "ConfigMap" else None
+                             for c in clusters]
+                    if not found or any(m is None for m in found):
+                        continue  # (no such object here, or several: not judged)
+                    obj = found[0]
+                    assert obj is not None
+                    keys = [str(k) for part in parts for k in dict_of(obj.get((part,)))]
+                    if key in keys or any("${" in k for k in keys):
+                        continue
+                    yield _key_missing(pod, container, at, reference, obj, key, keys,
+                                       _GENERATED_HASH.sub("", obj.name)
+                                       if obj in made.values() else obj.name,
+                                       meant_key(key, keys), parts)
+
+
+def _key_missing(pod: PodTemplate, container: Container, at: Path, reference: str,
+                 obj: KObject, key: str, keys: Sequence[str], shown: str,
+                 near: str | None, parts: Sequence[str]) -> Violation:
+    """:func:`_keys_missing`'s finding, at the reference's ``key:`` (``shown``: the object's
+    name as written, a generator's without its content's hash); the key of a close name,
+    where the object writes it, is the same problem's other place (a review that renames
+    the key comments there: new-user trial sixty-nine's SOPS Secret)."""
+    namespace = pod.namespace or "default"
+    entry = at[:-1] if at[-1] == "value" else at
+    where = (*container.path, *entry, "valueFrom", reference, "key")
+    kind = obj.kind
+    # (a Secret's keys are named, never its values)
+    message = (
+        f"{pod.obj.kind} {namespace}/{pod.obj.name}: container {container.name} reads key "
+        f"{key} of {kind} {shown}, which has no such key"
+        + (f" (did you mean {near}?)" if near else f" (it has {', '.join(keys[:5])}"
+           + (" ..." if len(keys) > 5 else "") + ")" if keys else "")
+        + ": the kubelet does not start the container (CreateContainerConfigError)")
+    fix = (f"Name {near} in {reference}.key, or add {key} to {kind} {shown}." if near
+           else f"Add {key} to {kind} {shown}, name a key it has, or mark the reference "
+           "optional: true.")
+    written = next((p for p in parts if near is not None and obj.doc is not None
+                    and near in dict_of(obj.get((p,)))), None)
+    return Violation(
+        pod.obj, where, message, kind="missing-key", fix=fix,
+        others=(Violation(obj, (written, near), message, fix=fix, kind="missing-key"),)
+        if written is not None and near is not None else (),
+        cause=f"{pod.obj.ref}:{'/'.join(map(str, where))}")
 
 
 def _earlier(obj: KObject, step: tuple[int, int]) -> bool:

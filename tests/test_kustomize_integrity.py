@@ -4479,6 +4479,62 @@ spec:
         "Name API_BASE_URL in configMapKeyRef.key, or add API_URL to ConfigMap web-env.")]
 
 
+SECRET_READER = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: web:1.0@sha256:0000000000000000000000000000000000000000000000000000000000000000
+        env:
+        - name: DB_PASSWORD
+          valueFrom: {secretKeyRef: {name: db, key: DB_PASSWORD}}
+"""
+
+
+@pytest.mark.parametrize(("secret", "found"), [
+    # plain, its keys in stringData or data
+    ("stringData: {DB_USER_PASSWORD: x}\n", [(14, "DB_USER_PASSWORD")]),
+    ("data: {DB_USER_PASSWORD: eA==}\n", [(14, "DB_USER_PASSWORD")]),
+    ("stringData: {DB_PASSWORD: x}\n", []),
+    # SOPS-encrypted: the keys are written in the clear (new-user trial sixty-nine D1)
+    ("stringData: {DB_USER_PASSWORD: 'ENC[AES256_GCM,data:eA==,iv:eA==,tag:eA==,type:str]'}\n"
+     "sops: {mac: x, version: 3.9.0, age: [{recipient: age1x, enc: x}]}\n",
+     [(14, "DB_USER_PASSWORD")]),
+    # a copy an operator fills, or Flux creates once: its keys are not all shown
+    ("metadata: {annotations: {kustomize.toolkit.fluxcd.io/ssa: IfNotPresent}}\n"
+     "stringData: {DB_USER_PASSWORD: x}\n", []),
+])
+def test_a_key_a_secret_does_not_hold_stops_the_container(
+        tmp_path: Path, secret: str, found: list[tuple[int, str]]) -> None:
+    """New-user trial sixty-nine D1 (a miss): a SOPS Secret's key renamed, the consumer's
+    `secretKeyRef` kept: CreateContainerConfigError at once, and exit 0. A ConfigMap's
+    missing key was an error; a Secret's is too, its keys named (never its values)."""
+    head = "apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: web}\n"
+    if secret.startswith("metadata:"):
+        meta, _, secret = secret.partition("\n")
+        head = head.replace("namespace: web}", "namespace: web, " + meta[len(
+            "metadata: {"):-1] + "}")
+    write(tmp_path, {"app/secret.yaml": head + secret, "app/deployment.yaml": SECRET_READER})
+    result = [f for f in lint(tmp_path).findings if f.kind == "missing-key"]
+    assert [(f.line, f.severity) for f in result] == [(line, "error") for line, _ in found]
+    for f, (_, near) in zip(result, found, strict=True):
+        assert f.message == (
+            "Deployment web/web: container web reads key DB_PASSWORD of Secret db, which has "
+            f"no such key (did you mean {near}?): the kubelet does not start the container "
+            "(CreateContainerConfigError)")
+        assert f.fix == f"Name {near} in secretKeyRef.key, or add DB_PASSWORD to Secret db."
+    # the Secret an ExternalSecret makes: its keys are the store's
+    write(tmp_path, {"app/external.yaml": (
+        "apiVersion: external-secrets.io/v1beta1\nkind: ExternalSecret\n"
+        "metadata: {name: db, namespace: web}\nspec: {target: {name: db}}\n")})
+    assert [f for f in lint(tmp_path).findings if f.kind == "missing-key"] == []
+
+
 def test_a_marker_naming_a_policy_with_two_letters_swapped_is_told_the_policy(
         tmp_path: Path) -> None:
     """A new user from the README: the marker `flux-system:wbe` for policy `web` was told

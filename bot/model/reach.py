@@ -806,9 +806,8 @@ class _Walker:
         # the names of the Secrets an operator makes (an ExternalSecret's target, a
         # SealedSecret, a 1Password item ...): keys a copy of one in the tree does not show
         self.made_secrets: frozenset[str] = frozenset(
-            name for kind, docs in by_kind.items()
-            if kind != "Secret" and ("Secret" in kind or kind == "OnePasswordItem")
-            for d in docs for name in _secret_names(d.value))
+            name for kind, docs in by_kind.items() if makes_secrets(kind)
+            for d in docs for name in secret_names(d.value))
         self.cluster_config: dict[str, dict[tuple[str, str, str], Mapping[str, Any]]] = {}
         # id(file) -> (the file, its documents whose own text may spell a ``${``)
         self.variables: dict[int, tuple[LoadedFile, set[int]]] = {}
@@ -2742,11 +2741,21 @@ def _names_alike(written: str, name: str) -> bool:
     return re.fullmatch(pattern, name) is not None
 
 
-def _secret_names(value: Mapping[str, Any]) -> Iterator[str]:
-    """The names of the Secrets an operator's object makes: its own, and an
-    ExternalSecret's ``spec.target.name``."""
+def makes_secrets(kind: str) -> bool:
+    """Whether objects of ``kind`` are an operator's that make a Secret (an ExternalSecret, a
+    SealedSecret, a 1Password item, a cert-manager Certificate ...): a Secret of the tree of
+    the name it makes does not show all its keys."""
+    return kind != "Secret" and ("Secret" in kind or kind in ("OnePasswordItem",
+                                                                "Certificate"))
+
+
+def secret_names(value: Mapping[str, Any]) -> Iterator[str]:
+    """The names of the Secrets an operator's object makes: its own, an ExternalSecret's
+    ``spec.target.name``, a Certificate's ``spec.secretName``."""
     meta, spec = dict_of(value.get("metadata")), dict_of(value.get("spec"))
-    for name in (meta.get("name"), dict_of(spec.get("target")).get("name")):
+    names = ((spec.get("secretName"),) if value.get("kind") == "Certificate" else
+             (meta.get("name"), dict_of(spec.get("target")).get("name")))
+    for name in names:
         if isinstance(name, str) and name:
             yield name
 
