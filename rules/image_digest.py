@@ -35,7 +35,9 @@ Findings, by kind:
   (`kustomize edit set image NAME=...`, or `sed` on the file it is written in, in a
   `.github/workflows`, `.forgejo/workflows`, `.gitea/workflows`, `.gitlab-ci.yml` or
   `cloudbuild.yaml` file), or Argo CD Image Updater, which the repository installs, sets
-  it on the Application that applies it (`argocd-image-updater.argoproj.io/image-list`), or
+  it on the Application that applies it (`argocd-image-updater.argoproj.io/image-list`, or
+  an ImageUpdater resource's `applicationRefs`; its `digest` update strategy pins it: then
+  nothing is said, and an `allowTags` of one literal tag changes nothing), or
   a declared build produces
   an image of the same short name
   (skaffold builds `ghcr.io/acme/manager`, the manifest says `acme/manager:latest`): a
