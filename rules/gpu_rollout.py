@@ -102,7 +102,7 @@ from typing import Any
 from reviewbot.engine.findings import Edit, Violation, edit
 from reviewbot.engine.registry import Option
 from reviewbot.model.doubts import runs_doubt
-from reviewbot.model.objects import Model, Node, Path, PodTemplate, Strategy
+from reviewbot.model.objects import Model, Node, PodTemplate
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
     Placement,
@@ -111,6 +111,7 @@ from reviewbot.model.workload import (
     number,
     pod_gpus,
     stops_first,
+    surge_field,
     surge_pods,
 )
 from reviewbot.rules._kit import each_pod, views
@@ -220,7 +221,7 @@ def _judged(model: Model, opts: Mapping[str, Any], cluster: str | None = None
             spare = _spare(node, on, gpus_of, gpus)
             if all(spare[r] >= surge * gpus[r] for r in gpus):
                 yield pod, Violation(
-                    pod.obj, _surge_field(pod, strategy),
+                    pod.obj, surge_field(pod, strategy),
                     _borrowed(pod, gpus, surge, node, on, gpus_of, spare),
                     fix=rollout_fix(
                         pod, "so the rollout never depends on GPUs that are spare today"),
@@ -244,7 +245,7 @@ def _judged(model: Model, opts: Mapping[str, Any], cluster: str | None = None
                                       lambda other: gpus_of[id(other)])
             if room:
                 yield pod, Violation(
-                    pod.obj, _surge_field(pod, strategy),
+                    pod.obj, surge_field(pod, strategy),
                     _borrowed_anywhere(pod, gpus, surge, room, pods, gpus_of),
                     fix=rollout_fix(
                         pod, "so the rollout never depends on GPUs that are spare today"),
@@ -255,20 +256,9 @@ def _judged(model: Model, opts: Mapping[str, Any], cluster: str | None = None
         if node is None and model.inventory.nodes:
             text = _no_room(text, gpus, surge, model.inventory.nodes, pods, gpus_of, cluster)
         yield pod, Violation(
-            pod.obj, _surge_field(pod, strategy), text,
+            pod.obj, surge_field(pod, strategy), text,
             fix=rollout_fix(pod), kind="surge", edits=_edits(pod), doubt=doubt,
         )
-
-
-def _surge_field(pod: PodTemplate, strategy: Strategy) -> Path:
-    """Where a surge finding points: the ``maxSurge`` the strategy writes (a new-user trial:
-    the caret sat on ``strategy:``, three lines above it), else the ``type: RollingUpdate``
-    that leaves it to its default (new-user trial twenty-nine: the text said `strategy:`'s
-    line, the review's comment the changed `type:` below it), else the strategy block."""
-    for written in (strategy.path + ("rollingUpdate", "maxSurge"), strategy.path + ("type",)):
-        if pod.obj.get(written) is not None:
-            return written
-    return strategy.path
 
 
 def _spare(node: Node, on: Sequence[PodTemplate], gpus_of: Mapping[int, Mapping[str, Fraction]],

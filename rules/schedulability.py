@@ -215,6 +215,7 @@ from reviewbot.model.workload import (
     request,
     resource_names,
     stops_first,
+    surge_field,
     surge_pods,
     untolerated,
     written,
@@ -783,8 +784,7 @@ def _no_surge_room(quota: KObject, key: str, value: Any, allowed: Fraction, tota
         surge = surge_pods(strategy.max_surge, n)
         if not surge or total + one * surge <= allowed:
             continue
-        at = strategy.path + ("rollingUpdate", "maxSurge")
-        where = at if pod.obj.get(at) is not None else strategy.path
+        where = surge_field(pod, strategy)
         implicit = "" if pod.obj.get(strategy.path) is not None else ", the defaults"
         message = (
             f"ResourceQuota {quota.namespace}/{quota.name} allows {key} {value} in namespace "

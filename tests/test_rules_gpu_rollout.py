@@ -379,3 +379,31 @@ def test_a_chart_its_release_post_renders_as_a_daemonset_rolls_without_surge(
     assert lint_text(tmp_path / "ds", release % "DaemonSet", only=["gpu-rollout"]).findings == []
     found = lint_text(tmp_path / "deploy", release % "Deployment", only=["gpu-rollout"])
     assert [(f.kind, f.severity) for f in found.findings] == [("chart-default", "warning")]
+
+
+def test_an_app_template_surge_is_said_at_its_rolling_update_surge(tmp_path: Path) -> None:
+    """New-user trial sixty-nine D6: `rollingUpdate: {surge: 1}` of an app-template
+    controller (its maxSurge) was said at `strategy: RollingUpdate`, two lines above."""
+    text = """
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: vllm, namespace: ai}
+spec:
+  chart:
+    spec: {chart: app-template, version: 3.7.1, sourceRef: {kind: HelmRepository, name: bjw-s}}
+  values:
+    controllers:
+      vllm:
+        strategy: RollingUpdate
+        rollingUpdate:
+          surge: 1
+        pod:
+          nodeSelector: {kubernetes.io/hostname: worker-1}
+        containers:
+          app:
+            image: {repository: vllm/vllm-openai, tag: v0.11.0}
+            resources:
+              limits: {nvidia.com/gpu: 4}
+"""
+    result = lint_text(tmp_path, text, only=["gpu-rollout"], config=INVENTORY)
+    assert [(f.kind, f.line) for f in result.findings] == [("surge", 12)]

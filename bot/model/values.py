@@ -907,6 +907,8 @@ def _app_template(
         replicas = count if isinstance(count, int) and not isinstance(count, bool) else 1
         if "replicas" in ctrl:  # (where the count is written: a review comments there)
             where["replicas"] = cpath + ("replicas",)
+        if "surge" in _dict(ctrl.get("rollingUpdate")):  # (app-template's maxSurge)
+            where["maxSurge"] = cpath + ("rollingUpdate", "surge")
         annotations = {
             **{str(k): str(v) for k, v in _dict(defaults.get("annotations")).items()},
             **{str(k): str(v) for k, v in _dict(pod_opts.get("annotations")).items()},
