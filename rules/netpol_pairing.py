@@ -2311,6 +2311,13 @@ def _dns_denied(net: Network, model: Model) -> Iterator[Violation]:
         if calls is not None:  # (a name they call: new-user trial thirty-five read "(vllm
             # among them)" as one of the pods)
             message += f", {calls} (which they call) among them"
+        else:  # (a name their own policy lets them reach: they look it up; new-user trial
+            # sixty-nine's ollama and vLLM, toFQDNs huggingface.co, "names no address")
+            named = next((name for p in policies for name in _fqdn_names(p)), None)
+            if named is not None:
+                calls = named
+                message += f", {named} (which {policies[0].described} lets them reach by " \
+                           "name) among them"
         doubts = [p.rendered_by for p in policies if p.rendered_by]
         namespaces = {net.pods[i].namespace for i in pods}
         charts = [r.ref for r in net.releases if not r.evaluated and r.namespace in namespaces]
@@ -2320,14 +2327,12 @@ def _dns_denied(net: Network, model: Model) -> Iterator[Violation]:
         if calls is None:
             doubts.append("whether these pods resolve names (their configuration names no "
                           "in-cluster address)")
-        # pods an app-template release renders, all their labels known from its templates,
-        # isolated by a policy that selects every pod of their namespace: what the chart
-        # renders decides nothing here (new-user trial forty-nine: "could not see the chart
-        # app-template itself" of a default-deny's DNS)
-        unseen = [i for i in pods if not (
-            i in net.from_chart and net.pods[i].labels_complete and any(
-                p.selector.empty and p.subject_namespaces is None for p in policies))]
-        doubt = _doubt(net, unseen, *(p.obj for p in policies)) if unseen else None
+        # pods an app-template release renders, all their labels known from its templates:
+        # whether policies isolate them is a matter of labels, which what the chart renders
+        # does not change (new-user trial forty-nine: "could not see the chart app-template
+        # itself" of a default-deny's DNS; sixty-nine: of a policy selecting the app's own
+        # labels, a warning while egress-unmatched of the same pods was an error)
+        doubt = _doubt(net, pods, *(p.obj for p in policies), labelled=True)
         if doubt:
             doubts.append(doubt)
         fix = "Add an egress rule to kube-dns on 53/UDP and 53/TCP."
@@ -2372,6 +2377,18 @@ def _dns_denied(net: Network, model: Model) -> Iterator[Violation]:
                            cause=f"no DNS for {names}")
                  for p, key in places]
         yield replace(found[0], others=tuple(found[1:MAX_PLACES]))
+
+
+def _fqdn_names(policy: Policy) -> list[str]:
+    """The names a Cilium policy's egress ``toFQDNs`` lists (``matchName``, else
+    ``matchPattern``)."""
+    if not policy.kind.startswith("Cilium"):
+        return []
+    body = policy.obj.get(policy.spec_path + ("egress",))
+    return [str(f.get("matchName") or f.get("matchPattern"))
+            for e in (body if isinstance(body, list) else ()) if isinstance(e, dict)
+            for f in _listed(e.get("toFQDNs"))
+            if isinstance(f, dict) and (f.get("matchName") or f.get("matchPattern"))]
 
 
 def _may_allow_dns(net: Network, d: int, carries: dict[int, bool]) -> bool:

@@ -1141,6 +1141,35 @@ spec: {podSelector: {}, policyTypes: [Ingress, Egress]}
         ("dns-denied", "error")]
 
 
+@pytest.mark.parametrize(("fqdn", "calls"), [(False, "store.apps (which they call)"),
+                                              (True, None)])
+def test_an_app_template_pod_its_own_policy_cuts_off_dns_is_an_error(
+        tmp_path: Path, fqdn: bool, calls: str | None) -> None:
+    """New-user trial sixty-nine D2: a Cilium policy selecting the release's own labels
+    (`app.kubernetes.io/name`), its DNS allowance removed: a warning, "could not see the
+    chart app-template itself", while egress-unmatched of the same pods was an error. Its
+    labels are all known: an error. And pods whose configuration names no address but whose
+    policy lets them reach names (`toFQDNs`) look names up: the name is said."""
+    caller = ECHO if fqdn else ECHO.replace(
+        "            ports: [{name: http, containerPort: 8080}]\n",
+        "            ports: [{name: http, containerPort: 8080}]\n"
+        "            env: {UPSTREAM: 'http://store.apps:80'}\n")
+    egress = ("  - toFQDNs: [{matchName: huggingface.co}]\n"
+              "    toPorts: [{ports: [{port: '443', protocol: TCP}]}]\n" if fqdn else
+              "  - toEndpoints: [{matchLabels: {app: store}}]\n")
+    policy = ("\n---\napiVersion: cilium.io/v2\nkind: CiliumNetworkPolicy\n"
+              "metadata: {name: echo, namespace: apps}\nspec:\n"
+              "  endpointSelector: {matchLabels: {app.kubernetes.io/name: echo}}\n"
+              "  egress:\n" + egress)
+    result = lint_text(tmp_path, OCI.replace("VERSION", "4.1.1") + "---" + caller + policy,
+                       only=["netpol-pairing"])
+    (denied,) = [f for f in result.findings if f.kind == "dns-denied"]
+    assert denied.severity == "error"
+    assert denied.message.endswith(
+        f", {calls} among them" if calls else ", huggingface.co (which CiliumNetworkPolicy "
+        "apps/echo lets them reach by name) among them")
+
+
 def test_the_values_files_of_an_applicationset_s_chart_releases_are_read(
         tmp_path: Path) -> None:
     """New-user trial sixty-five: an ApplicationSet (a cluster generator over the

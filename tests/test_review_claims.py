@@ -1801,3 +1801,58 @@ spec:
     assert sorted((f["file"], f["line"], f["severity"]) for f in json.loads(out)["findings"]) == [
         ("db.yaml", 21, "error"), ("db.yaml", 21, "warning")]
     assert "\ndb.yaml:21\n" in err.split("inline comment(s)", 1)[1]
+
+
+def test_denials_a_removed_policy_causes_sit_where_it_was(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial sixty-nine D2: allow-dns removed from a file of policies; the DNS
+    denials sat at the other policies' `egress:`, far from the removal ("Not shown
+    inline"), and the one inline comment was an info that the policy is deleted. They sit
+    where the removed policy was."""
+    deny = """apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - podSelector:
+        matchLabels:
+          app: api
+    ports:
+    - protocol: TCP
+      port: 8080
+"""
+    dns = """---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: allow-dns, namespace: shop}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress:
+  - to: [{namespaceSelector: {}, podSelector: {matchLabels: {k8s-app: kube-dns}}}]
+    ports: [{protocol: UDP, port: 53}, {protocol: TCP, port: 53}]
+"""
+    web = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: web:1
+        env: [{name: API, value: "http://api.shop.svc.cluster.local:8080"}]
+"""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"web.yaml": web, "np.yaml": dns.removeprefix("---\n") + "---\n" + deny})
+    head = repo.commit({"np.yaml": deny})
+    code, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "netpol-pairing")
+    assert code == 1
+    inline = err.split("inline comment(s)", 1)[1]
+    assert "\nnp.yaml:1\n" in inline and "Not shown inline" not in out
+    assert "no egress rule allows DNS" in inline

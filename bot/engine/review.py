@@ -431,6 +431,7 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     changed = changed_files(base_tree, head)
     marked = at_causes(marked, base_result.model, head_result.model, changed)
     marked = near_changes(marked, base_result.model, head_result.model, changed)
+    marked = at_removed_policies(marked, diff, base_result.model, head_result.model)
     # a finding about an object's own content is fixed when the object is still applied
     # without it: one whose object the head no longer applies (removed, or its applier
     # gone) went with it, unfixed; a finding of a cause between objects (a flow nobody
@@ -692,6 +693,46 @@ def _measured_lost(base: Model, head: Model, renames: Mapping[str, str]) -> list
         f"it{f'; did you mean {meant}?' if (meant := renames.get(key) or near) else ''}): its "
         "facts reach nothing"))
         for key, near in unmatched_measured(head) if key not in before]
+
+
+POLICY_KINDS = ("NetworkPolicy", "CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy")
+
+
+def at_removed_policies(findings: Sequence[Finding], diff: TreeDiff, base: Model,
+                        head: Model) -> list[Finding]:
+    """A new netpol-pairing finding whose place the pull request's diff does not show, where
+    the change removes a network policy of its namespace (or a clusterwide one): anchored
+    where the policy was, the line that now stands there, or the entry that listed its file
+    (new-user trial sixty-nine D2: allow-dns removed, its denials at untouched policies'
+    `egress:`, and the one inline comment an info that the policy is deleted)."""
+    removed = [e.base for e in diff.objects if e.status == "removed" and e.base is not None
+               and e.kind in POLICY_KINDS]
+    if not removed:
+        return list(findings)
+    from reviewbot.diff.anchors import Anchors
+
+    anchors = Anchors(base, head)
+    out = []
+    for f in findings:
+        if f.rule == "netpol-pairing" and (f.new or f.worse) and f.anchor is None and (
+                f.file not in head.files or f.file not in base.files
+                or not _in_diff(anchors, f)):
+            namespace = f.object.split("/")[1] if f.object.count("/") == 2 else ""
+            policy = next((o for o in removed if not o.namespace or o.namespace == namespace),
+                          None)
+            if policy is not None:
+                line = policy.position(("metadata", "name"))[0]
+                place: tuple[str, int, int] | None
+                if policy.file in head.files:
+                    place = anchors.moved(policy.file, line)
+                else:
+                    listed = anchors.unlisted(policy.file)
+                    place = listed[1] if listed is not None and listed[1][0] in head.files \
+                        else None
+                if place is not None:
+                    f = replace(f, anchor=(place[0], place[1]))
+        out.append(f)
+    return out
 
 
 def _in_diff(anchors: Any, place: Finding) -> bool:
