@@ -3631,3 +3631,39 @@ def test_a_policy_removed_without_prune_still_allows_until_deleted_by_hand(
     assert ("Not yet: NetworkPolicy web/allow-dns, which this change takes out of the tree, "
             "stays in the cluster (not pruned) until deleted by hand; this holds from then "
             "on." in denied["message"]) is (prune == "false")
+
+
+def test_a_kustomization_renamed_into_one_that_never_applies_deletes_its_data_for_sure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial sixty-nine D3: the Kustomization renamed (moved to another namespace)
+    into one that cannot read its substituteFrom: nothing takes the claim over, and the old
+    one's finalizer deletes it. Not "which the head applies again, empty" with a doubt of a
+    race nobody runs: an error that says why nothing applies it."""
+    def infra(name: str, namespace: str) -> str:
+        return (f"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+                f"metadata: {{name: {name}, namespace: {namespace}}}\n"
+                f"spec: {{interval: 10m, path: ./infra, prune: true, "
+                f"sourceRef: {{kind: GitRepository, name: flux-system, "
+                f"namespace: flux-system}}, postBuild: {{substituteFrom: "
+                f"[{{kind: ConfigMap, name: settings}}]}}}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/infra.yaml": infra("infrastructure", "flux-system"),
+        "clusters/prod/settings.yaml": ("apiVersion: v1\nkind: ConfigMap\nmetadata: "
+                                        "{name: settings, namespace: flux-system}\n"
+                                        "data: {SIZE: 20Gi}\n"),
+        "infra/pvc.yaml": "apiVersion: v1\nkind: PersistentVolumeClaim\n"
+                          "metadata: {name: pgdata, namespace: data}\n"
+                          "spec: {accessModes: [ReadWriteOnce], "
+                          "resources: {requests: {storage: 20Gi}}}\n"})
+    head = repo.commit({"clusters/prod/infra.yaml": infra("infrastructure", "data")})
+    _, found = review(repo, base, head, capsys)
+    (moved,) = [f for f in found if f["object"] == "Kustomization/flux-system/infrastructure"]
+    assert moved["severity"] == "error"
+    assert moved["message"].endswith(
+        "PersistentVolumeClaim data/pgdata (the claim and, with reclaim policy Delete, the data "
+        "of its volume); the head would apply it again, but Flux Kustomization data/"
+        "infrastructure cannot read ConfigMap data/settings, which its postBuild.substituteFrom "
+        "needs (the repository declares it in flux-system), so nothing does")

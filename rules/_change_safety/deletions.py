@@ -114,14 +114,25 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
                      for o in collected]
             named = "; ".join(shown[:3]) + (f"; and {len(shown) - 3} more" if len(shown) > 3
                                              else "")
+            fix = (f"First merge spec.prune: false on Kustomization {object_name(obj)} (its "
+                   "deletion then deletes nothing), then rename or remove it.")
+            stalled = _never_applied_again(collected, head)
+            if stalled:  # (nothing takes them over: new-user trial sixty-nine D3, moved to a
+                # namespace whose Kustomization cannot read its substituteFrom)
+                yield Violation(
+                    obj, ("metadata", "name"),
+                    f"{text}; kustomize-controller's finalizer then deletes what it applied "
+                    f"and that still carries its labels: {named}; the head would apply "
+                    f"{'it' if len(collected) == 1 else 'them'} again, but {stalled}, so "
+                    "nothing does",
+                    fix=fix, kind="deleted-data", file=file, line=line, column=column)
+                continue
             yield Violation(
                 obj, ("metadata", "name"),
                 f"{text}; kustomize-controller's finalizer then deletes what it applied and "
                 f"that still carries its labels: {named}, which the head applies again, "
                 "empty",
-                fix=(f"First merge spec.prune: false on Kustomization {object_name(obj)} (its "
-                     "deletion then deletes nothing), then rename or remove it."),
-                kind="deleted-data", file=file, line=line, column=column,
+                fix=fix, kind="deleted-data", file=file, line=line, column=column,
                 doubt=(f"whether kustomize-controller deletes them before the Kustomization "
                        "that applies them now takes them over (their labels then name it, "
                        f"and {object_name(obj)}'s finalizer skips them): the two run at once"))
@@ -205,6 +216,29 @@ def _collected(kustomization: KObject, base: Model, head: Model,
             and str(mapping(o.get(("metadata", "annotations"))).get(PRUNE)) != "disabled"
             and any(k is kustomization for k in owners(base, o))
             and departure(base, head, o) is None]
+
+
+def _never_applied_again(collected: Sequence[KObject], head: Model) -> str:
+    """Why none of ``collected`` (base objects the head still builds) is applied again: each
+    Flux Kustomization of the head that builds them is one no cluster ever applies (a
+    ``dependsOn`` or ``substituteFrom`` its cluster lacks: :func:`waiting`), said of the
+    first; "" when some of them may be."""
+    from reviewbot.model.dependencies import waiting
+    from reviewbot.model.objects import owners
+
+    stalled: dict[int, str] | None = None
+    first = ""
+    for o in collected:
+        appliers_now = [k for h in head.by_identity.get(o.identity, ())
+                        for k in owners(head, h)]
+        if not appliers_now:
+            return ""
+        if stalled is None:
+            stalled = {id(k): why for k, why in waiting(head)}
+        if any(id(k) not in stalled for k in appliers_now):
+            return ""
+        first = first or stalled[id(appliers_now[0])]
+    return first
 
 
 def _readers(model: Model, obj: KObject, clusters: frozenset[str] = frozenset()
