@@ -1694,6 +1694,24 @@ def test_a_measured_entry_a_rename_leaves_behind_is_said(
     assert [s["reason"] for s in json.loads(out)["skipped"] if s["file"] == ".reviewbot.yaml"] == [
         "measured entry Deployment/ai/vllm names no workload of the head (this change renames "
         "or removes it; did you mean Deployment/ai/qwen-32b?): its facts reach nothing"]
+    # a workload whose head build fails is the one the cluster keeps: its entry still names
+    # what runs (new-user trial sixty-nine D5: a path typo, "did you mean" another)
+    flux = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: ai, namespace: flux-system}\nspec: {interval: 10m, "
+            "path: ./PATH, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n")
+    other = GitRepo(tmp_path / "other")
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, "
+            "path: ./clusters/prod, prune: true, sourceRef: {kind: GitRepository, "
+            "name: flux-system}}\n")
+    base = other.commit({".reviewbot.yaml": config,
+                         "clusters/prod/flux-system/gotk-sync.yaml": sync,
+                         "clusters/prod/ai.yaml": flux.replace("PATH", "apps"),
+                         "apps/vllm.yaml": deployment("vllm", "ai", "{app: vllm}").lstrip("-\n")})
+    head = other.commit({"clusters/prod/ai.yaml": flux.replace("PATH", "aps")})
+    _, out, _ = review_out(other, base, head, "json", capsys)
+    assert [s["reason"] for s in json.loads(out)["skipped"]
+            if s["file"] == ".reviewbot.yaml"] == []
 
 
 def test_a_call_in_the_values_of_a_chart_of_the_tree_to_a_port_gone_is_said(

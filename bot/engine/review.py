@@ -461,7 +461,8 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     report = Report(
         findings=tuple(reported),
         skipped=(*head_result.skipped,
-                 *_measured_lost(base_model, head_result.model, diff.renames)),
+                 *_measured_lost(base_model, head_result.model, diff.renames,
+                                 frozenset(o.ref for o in kept))),
         review=summary,
         # the places a rule stayed quiet on purpose in what the pull request changed (new-user
         # trial twenty-seven read the tree's nine, about files it did not touch, under
@@ -680,11 +681,15 @@ def at_causes(findings: Sequence[Finding], base: Model, head: Model,
     return out
 
 
-def _measured_lost(base: Model, head: Model, renames: Mapping[str, str]) -> list[Skipped]:
+def _measured_lost(base: Model, head: Model, renames: Mapping[str, str],
+                   kept: frozenset[str] = frozenset()) -> list[Skipped]:
     """The configuration's ``measured:`` entries the base's workloads matched and the head's
     do not (a workload renamed or removed): the facts this change takes off what it judges
     (new-user trial fifty: vllm renamed qwen-32b, its startup probe no longer judged
-    against the measured boot, and nothing said)."""
+    against the measured boot, and nothing said). Not those of a workload the cluster keeps
+    (``kept``: its head build fails, :meth:`~reviewbot.diff.objects.TreeDiff.kept`): the
+    entry still names what runs (new-user trial sixty-nine D5: a path typo's ollama, "did
+    you mean HelmRelease/ai/vllm?")."""
     from reviewbot.model.workload import unmatched_measured
 
     before = {key for key, _ in unmatched_measured(base)}
@@ -692,7 +697,7 @@ def _measured_lost(base: Model, head: Model, renames: Mapping[str, str]) -> list
         f"measured entry {key} names no workload of the head (this change renames or removes "
         f"it{f'; did you mean {meant}?' if (meant := renames.get(key) or near) else ''}): its "
         "facts reach nothing"))
-        for key, near in unmatched_measured(head) if key not in before]
+        for key, near in unmatched_measured(head) if key not in before and key not in kept]
 
 
 POLICY_KINDS = ("NetworkPolicy", "CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy")
