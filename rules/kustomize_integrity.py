@@ -3162,8 +3162,10 @@ def _sources(model: Model) -> Iterator[Violation]:
             fix=_elsewhere(in_part(model), (
                 f"Name the {kind} the release's chart comes from ({near}), or add it."
                 if near else f"Name {'an' if kind[0] in 'AEIOU' else 'a'} {kind} the "
-                f"cluster has (the reference's namespace defaults to {obj.namespace}), or "
-                "add it.")),
+                "cluster has" + (f" (the reference's namespace defaults to {obj.namespace})"
+                                 if not obj.get((*path[:-1], "namespace")) else "")
+                + ", or add it.")),  # (a reference writing its namespace: new-user trial
+            # sixty-nine D8's "defaults to ai" beside `namespace: flux-system`)
         )
 
 

@@ -1759,6 +1759,10 @@ spec:
         "HelmRelease webui/typo takes its chart from OCIRepository webui/app-templates, which "
         "the cluster does not have, so helm-controller cannot fetch the chart and never "
         "installs or upgrades the release (did you mean app-template?)")
+    # the namespace a reference writes is its own (new-user trial sixty-nine D8: "the
+    # reference's namespace defaults to ai" beside `namespace: flux-system`)
+    fixes = {f.line: f.fix for f in lint(tmp_path).findings if f.kind == "source"}
+    assert fixes[27] == "Name a HelmRepository the cluster has, or add it."
 
 
 def test_a_lint_of_part_says_an_absent_chart_source_is_not_in_the_linted_files(
