@@ -1566,3 +1566,40 @@ def test_an_object_two_builds_apply_in_one_cluster_stays_while_one_of_them_does(
     found = [(e["object"], e["change"], e.get("renamed_from"))
              for e in diff_json(repo, base, head, capsys) if e["kind"] != "Kustomization"]
     assert found == [("OCIRepository/llm/app-template", "added", None)]
+
+
+def test_a_field_a_flux_kustomization_s_inline_patch_sets_is_set_at_the_patch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial sixty-nine D7: fields the `spec.patches` inline patch of a Flux
+    Kustomization sets were "set in clusters/home/cluster-apps.yaml:1" (a stand-in document
+    of no lines); they are set at the patch its document writes."""
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec:\n  interval: 10m\n  path: ./clusters/home\n  prune: true\n"
+            "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+    apps = """apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+  patches:
+    - patch: |-
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: _}
+        data: {LEVEL: VALUE}
+      target: {kind: ConfigMap}
+"""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"clusters/home/flux-system/gotk-sync.yaml": sync,
+                        "clusters/home/apps.yaml": apps.replace("VALUE", "info"),
+                        "apps/cm.yaml": ("apiVersion: v1\nkind: ConfigMap\n"
+                                         "metadata: {name: settings, namespace: web}\n"
+                                         "data: {A: b}\n")})
+    head = repo.commit({"clusters/home/apps.yaml": apps.replace("VALUE", "debug")})
+    code, out, _ = run_cli(["diff", base, head, "--repo", str(repo.path)], capsys)
+    assert "data.LEVEL  (set in clusters/home/apps.yaml:10)" in out, out

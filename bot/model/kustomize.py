@@ -1994,6 +1994,17 @@ class Graph:
             return None
         return self._folder_build(folder, spec, obj_file)
 
+    def _flux_document(self, obj_file: str, spec: Mapping[str, Any]) -> Document | None:
+        """The document of ``obj_file`` that writes ``spec``'s patches and images (the spec
+        the walk builds with may be a copy of its own, substituted or completed), if one
+        does and alone."""
+        lf = self.files.get(obj_file)
+        wanted = (spec.get("patches"), spec.get("images"))
+        found = [d for d in (lf.documents if lf is not None else ()) if isinstance(d.value, dict)
+                 and isinstance(d.value.get("spec"), dict) and (
+                     d.value["spec"].get("patches"), d.value["spec"].get("images")) == wanted]
+        return found[0] if len(found) == 1 else None
+
     def folder_build(self, folder: str, spec: Mapping[str, Any], obj_file: str) -> Build:
         """What a Flux Kustomization in ``obj_file`` with ``spec`` applies when its path is
         ``folder`` of this tree (memoized by folder and ``spec``)."""
@@ -2061,8 +2072,13 @@ class Graph:
             if isinstance(spec.get(key), list):
                 wrapper[key] = spec[key]
         if wrapper:
-            doc = _synthetic_doc(obj_file)
-            k = Kustomization(obj_file, posixpath.dirname(obj_file), wrapper, doc)
+            # its patches and images are where the Flux Kustomization's document writes them
+            # (new-user trial sixty-nine D7: "set in clusters/home/cluster-apps.yaml:1" of a
+            # field its inline patch at line 27 sets)
+            real = self._flux_document(obj_file, spec)
+            k = (Kustomization(obj_file, posixpath.dirname(obj_file), wrapper, real, at=("spec",))
+                 if real is not None else Kustomization(
+                     obj_file, posixpath.dirname(obj_file), wrapper, _synthetic_doc(obj_file)))
             build.resources = self._transform(k, build.resources, build)
         namespace = _text(spec.get(ARGO_NAMESPACE))
         if namespace:

@@ -90,7 +90,7 @@ def strategic_patches(k: Kustomization, read: Reader) -> Iterator[tuple[Path, Pa
             for value in inline_values(entry):
                 if isinstance(value, dict):
                     yield ("patchesStrategicMerge", i), Patch(
-                        value, k.doc, ("patchesStrategicMerge", i))
+                        value, k.doc, (*k.at, "patchesStrategicMerge", i))
             continue
         for doc in _load_patch_file(read, k.directory, entry):
             if isinstance(doc.value, dict):
@@ -114,7 +114,7 @@ def patches(
             docs = [(document_as_written(d) if isinstance(d.value, dict) else d.value, d, ())
                     for d in _load_patch_file(read, k.directory, item["path"])]
         elif isinstance(item.get("patch"), str):
-            where: Path = (key, i, "patch")
+            where: Path = (*k.at, key, i, "patch")
             docs = [(value, k.doc, where) for value in inline_values(item["patch"])]
         options = dict_of(item.get("options"))
         renames = options.get("allowNameChange") is True

@@ -47,13 +47,16 @@ CLUSTER_SCOPED = frozenset({
 @dataclass(frozen=True)
 class Kustomization:
     """A kustomization file, or a Flux ``Kustomization`` object (``flux``: the model's
-    KObject; ``directory`` empty: its folder is what ``spec.path`` resolves to)."""
+    KObject; ``directory`` empty: its folder is what ``spec.path`` resolves to). ``at``:
+    where ``body`` sits in ``doc`` (``("spec",)`` for the kustomization a Flux
+    Kustomization's own patches and images make: their places are in its document)."""
 
     file: str
     directory: str
     body: Mapping[str, Any]
     doc: Document
     flux: Any = None
+    at: tuple[Any, ...] = ()
 
     @property
     def is_component(self) -> bool:
