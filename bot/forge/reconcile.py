@@ -69,6 +69,18 @@ def _where(comment: InlineComment) -> str:
     return f"{path} line {comment.line}"
 
 
+def _what(comment: InlineComment) -> str:
+    """What the comment is about, from its body's first line: ``**error**
+    `change-safety[deleted-data]``` (its message left to the summary above), or "5 findings
+    of `change-safety` at this line (1 error, 4 infos)" (new-user trial sixty-nine W3: the
+    places alone, to match back to findings by hand)."""
+    first = comment.body.strip().splitlines()[0] if comment.body.strip() else ""
+    if first.startswith("**"):
+        label, _, _ = first.partition("`: ")
+        return label + "`" if label != first else ""
+    return first.rstrip(":") if " at this line " in first else ""
+
+
 def _indent(text: str) -> str:
     return "\n".join(("  " + line) if line.strip() else "" for line in text.strip().splitlines())
 
@@ -80,16 +92,23 @@ def render_summary(summary_markdown: str, folded: Sequence[InlineComment], note:
     head = f"{SUMMARY_MARKER}\n{_clip(summary_markdown.strip(), MAX_SUMMARY)}\n"
     if not folded:
         return head
-    places = list(dict.fromkeys(_where(comment) for comment in folded))
+    # before the footer line, which ends the comment (new-user trial sixty-nine W3)
+    body, footer = head, ""
+    cut = head.rfind("\n<sub>")
+    if cut > 0 and head.rstrip().endswith("</sub>"):
+        body, footer = head[:cut + 1], head[cut:]
+    places = list(dict.fromkeys(
+        _where(comment) + (f": {what}" if (what := _what(comment)) else "")
+        for comment in folded))
     counted = (f"{len(folded)}" if len(places) == len(folded) else
                f"{len(folded)} at {len(places)} places")  # (two findings at one line:
     # new-user trial twelve read "(7)" above six lines)
-    parts = [head, f"\n### Not shown inline ({counted})\n"]
+    parts = [body, f"\n### Not shown inline ({counted})\n"]
     if note:
         parts.append(f"\n{note.strip()}\n")
     parts.append("\nThese findings are listed above; their lines are not part of this pull "
                  "request's diff, so they have no inline comment:\n\n")
-    size = sum(len(p) for p in parts)
+    size = sum(len(p) for p in parts) + len(footer)
     for index, place in enumerate(places):
         entry = f"- {place}\n"
         if size + len(entry) > MAX_BODY - 200:
@@ -97,6 +116,8 @@ def render_summary(summary_markdown: str, folded: Sequence[InlineComment], note:
             break
         parts.append(entry)
         size += len(entry)
+    if footer:
+        parts.append(footer)
     return "".join(parts)
 
 

@@ -211,3 +211,19 @@ def test_permanent_failure_propagates_scrubbed() -> None:
     with pytest.raises(HttpFailure) as info:
         retrier.call("GET z", bad)
     assert info.value.message == "Bad credentials ***"
+
+
+def test_the_folded_places_name_their_finding_and_come_before_the_footer() -> None:
+    """New-user trial sixty-nine W3: "Not shown inline" came after the footer (`<sub>reviewbot
+    compared ...</sub>`), and listed `file line 40` alone, to match back to findings by
+    hand. Each place says what is there; the footer stays last."""
+    summary = "## 1 error\n\n- finding\n\n<sub>reviewbot compared head `abc`.</sub>"
+    folded = [comment("a", 13, body="**error** `kustomize-integrity[dependency]`: Kustomization "
+                      "flux-system/a depends on b\n\n**Fix:** Name it."),
+              comment("b", 6, body="5 findings of `change-safety` at this line (1 error, 4 "
+                      "infos):\n\n**error** ...")]
+    text = render_summary(summary, folded)
+    assert text.rstrip().endswith("<sub>reviewbot compared head `abc`.</sub>")
+    assert text.index("### Not shown inline (2)") < text.index("<sub>reviewbot compared")
+    assert "line 13: **error** `kustomize-integrity[dependency]`\n" in text
+    assert "line 6: 5 findings of `change-safety` at this line (1 error, 4 infos)\n" in text
