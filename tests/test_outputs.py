@@ -547,3 +547,19 @@ def test_the_json_names_each_other_place_of_a_cause_once() -> None:
                     "m", "f", others=(place, replace(place, message="another"), place))
     assert found.as_json(review=True)["also"] == [
         {"object": "NetworkPolicy/ai/deny", "file": "ai/deny.yaml", "line": 4}]
+
+
+def test_text_names_the_other_places_of_a_finding_s_cause(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial sixty-nine W1: the PR comment said "Same cause at" the policy to edit;
+    the terminal never named it. A request above its limit is one problem at the request
+    and at the limit: the text names the limit's place too."""
+    (tmp_path / "job.yaml").write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: snap, namespace: ops}\nspec:\n"
+        "  template:\n    spec:\n      restartPolicy: Never\n      containers:\n"
+        "      - name: snap\n        image: snap:1\n        resources:\n"
+        "          requests: {memory: 150Mi}\n          limits:\n            memory: 128Mi\n")
+    code = main(["lint", str(tmp_path), "--rule", "schedulability", "--color", "never"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "            also at: job.yaml:14 (Job/ops/snap)\n" in out, out

@@ -79,6 +79,10 @@ def render_text(report: Report, color: bool = False) -> str:
                 out.append(paint(_DIM, f"            | {caret}"))
             if f.fix:
                 out.append(f"            fix: {term(f.fix)}")
+            elsewhere = _also(f)
+            if elsewhere:  # (the other places of its cause: new-user trial sixty-nine W1,
+                # the policy to edit named in the PR comment alone)
+                out.append(f"            also at: {term(elsewhere)}")
             if others:
                 out.append(f"            and {alike_said(f, others, term)}")
         out.append("")
@@ -288,3 +292,14 @@ def schema_summary(schema: dict[str, Any]) -> str:
         more = f", {len(kinds) - 5} more kinds" if len(kinds) > 5 else ""
         line += f"; {schema['not-validated']} not validated (no schema): {shown}{more}"
     return line
+
+
+def _also(f: Finding, limit: int = 5) -> str:
+    """The other places of ``f``'s cause, each once and not its own: "b.yaml:3
+    (NetworkPolicy database/redis), ..." (the PR comment's "Same cause at")."""
+    places = list(dict.fromkeys((o.file, o.line, o.object) for o in f.others
+                                if (o.file, o.line) != (f.file, f.line) and o.file))
+    named = [f"{file}:{line}" + (f" ({obj})" if obj else "") for file, line, obj in
+             places[:limit]]
+    return ", ".join(named) + (f" and {len(places) - limit} more" if len(places) > limit
+                               else "")
