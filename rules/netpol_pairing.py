@@ -3652,7 +3652,11 @@ def _rendered_port(release: Any, rendered: Any) -> Violation | None:
     has = ", ".join(f"{sp.port} ({sp.name})" if sp.name else str(sp.port)
                     for sp in service.ports) or "no port"
     where = f"service.{rendered.identifier}.ports"
-    fix = (f"Set the port to {offer}, or add {said} to {where}." if offer else
+    # (the field, as the values write it: new-user trial sixty-nine W4 read "Set the port
+    # to web" without knowing which)
+    field = format_path(rendered.at[len(release.obj.path) + 2:] if rendered.at[
+        :len(release.obj.path) + 2] == (*release.obj.path, "spec", "values") else rendered.at)
+    fix = (f"Set {field} to {offer}, or add {said} to {where}." if offer else
            f"Add {said} to {where}.")
     ports = rendered.ports_at
     sender = f"its {rendered.values_key} {rendered.ingress}"

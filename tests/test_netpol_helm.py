@@ -837,7 +837,8 @@ def test_an_ingress_app_template_renders_names_a_port_its_service_lacks(tmp_path
         26, "error", "HelmRelease apps/echo: its ingress app sends to the port named http of "
         "Service echo (service.app), which has no such port (it has 80 (web)): the controller "
         "has no endpoints for it and answers 503",
-        "Set the port to web, or add the port named http to service.app.ports.")]
+        "Set ingress.app.hosts[0].paths[0].service.port to web, or add the port named http to "
+        "service.app.ports.")]
     assert [(o.line, o.message.split(":")[1]) for o in found[0].others] == [
         (19, " Service echo (service.app) has no port named http, which its ingress app sends "
              "to (it has 80 (web))")]
@@ -873,7 +874,8 @@ def test_a_route_app_template_renders_names_a_port_number_its_service_lacks(
         25, "error", "HelmRelease apps/echo: its route app sends to port 80 of Service echo "
         "(service.app), which has no such port (it has 8080 (http)): the gateway cannot "
         "resolve it and answers 500 to the requests routed there",
-        "Set the port to 8080, or add port 80 to service.app.ports.")]
+        "Set route.app.rules[0].backendRefs[0].port to 8080, or add port 80 to "
+        "service.app.ports.")]
     assert [(o.line, o.message.split(":")[1]) for o in found[0].others] == [
         (19, " Service echo (service.app) has no port 80, which its route app sends to (it "
              "has 8080 (http))")]
