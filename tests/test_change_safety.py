@@ -3667,3 +3667,33 @@ def test_a_kustomization_renamed_into_one_that_never_applies_deletes_its_data_fo
         "of its volume); the head would apply it again, but Flux Kustomization data/"
         "infrastructure cannot read ConfigMap data/settings, which its postBuild.substituteFrom "
         "needs (the repository declares it in flux-system), so nothing does")
+
+
+def test_a_variable_a_failing_substitution_leaves_is_no_immutable_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial sixty-nine (D3): the Kustomization moved where it cannot read its
+    substituteFrom; its claim's `storageClassName: ${SC}` is left as written, and the review
+    said "spec.storageClassName changes (local-path -> ${SC}) ... field is immutable". The
+    class the cluster gets once it builds is not that text: no immutable verdict."""
+    def infra(namespace: str) -> str:
+        return (f"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+                f"metadata: {{name: infra, namespace: {namespace}}}\n"
+                f"spec: {{interval: 10m, path: ./infra, prune: false, "
+                f"sourceRef: {{kind: GitRepository, name: flux-system, "
+                f"namespace: flux-system}}, postBuild: {{substituteFrom: "
+                f"[{{kind: ConfigMap, name: settings}}]}}}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/infra.yaml": infra("flux-system"),
+        "clusters/prod/settings.yaml": ("apiVersion: v1\nkind: ConfigMap\nmetadata: "
+                                        "{name: settings, namespace: flux-system}\n"
+                                        "data: {SC: local-path}\n"),
+        "infra/pvc.yaml": "apiVersion: v1\nkind: PersistentVolumeClaim\n"
+                          "metadata: {name: pgdata, namespace: data}\n"
+                          "spec: {accessModes: [ReadWriteOnce], storageClassName: '${SC}', "
+                          "resources: {requests: {storage: 20Gi}}}\n"})
+    head = repo.commit({"clusters/prod/infra.yaml": infra("data")})
+    _, found = review(repo, base, head, capsys)
+    assert [f for f in found if "immutable" in f["message"]] == []
