@@ -758,16 +758,23 @@ def _exceeded(model: Model, quota: KObject, pods: Sequence[PodTemplate], scaled:
             f"{p.kind} {p.name} ({n} x {_amount(key, one)})"
             for p, n, one in asked[:3]) + (f" and {len(asked) - 3} more" if len(asked) > 3
                                            else "")
-        yield Violation(
-            quota, ("spec", "hard", key),
+        message = (
             f"ResourceQuota {quota.namespace}/{quota.name} allows {key} {value} in namespace "
             f"{quota.namespace}, but its workloads ask {_amount(key, total)} as written: "
             f"{shown}; the API server refuses the pods past it (\"exceeded quota\"), so some "
-            "of them never run",
-            fix=(f"Raise spec.hard.{key} to at least {_amount(key, total)}, or lower the "
-                 "workloads' replicas or resources."),
+            "of them never run")
+        fix = (f"Raise spec.hard.{key} to at least {_amount(key, total)}, or lower the "
+               "workloads' replicas or resources.")
+        # the workloads' replicas and resources are the same problem's other places: a
+        # review that raises them comments there
+        places = [(p.obj, at) for p, _, _ in asked[:MAX_LISTED]
+                  for at in (_replicas_at(p), _quota_field(p, key)) if at is not None]
+        yield Violation(
+            quota, ("spec", "hard", key), message, fix=fix,
             kind="quota-exceeded", doubt=runs_doubt(model, [p for p, _, _ in asked]),
-            cause=f"{quota.ref}:{key}")
+            cause=f"{quota.ref}:{key}",
+            others=tuple(Violation(obj, at, message, fix=fix, kind="quota-exceeded")
+                         for obj, at in places))
 
 
 def _no_surge_room(quota: KObject, key: str, value: Any, allowed: Fraction, total: Fraction,
@@ -802,6 +809,22 @@ def _no_surge_room(quota: KObject, key: str, value: Any, allowed: Fraction, tota
             quota, ("spec", "hard", key), message, fix=fix, kind="quota-surge",
             others=(Violation(pod.obj, where, message, fix=fix, kind="quota-surge"),),
             cause=f"{quota.ref}:{key}:{pod.obj.ref}:surge")
+
+
+def _quota_field(pod: PodTemplate, key: str) -> Path | None:
+    """Where the first container of ``pod`` that sets what quota key ``key`` counts writes
+    it (``limits.memory``: its ``resources.limits.memory``; ``requests.cpu``: its request,
+    else its limit), or None (``pods``; nothing written)."""
+    if key == "pods":
+        return None
+    section, _, resource = key.partition(".") if "." in key and key.split(".")[0] in (
+        "requests", "limits") else ("requests", "", key)
+    for container in pod.containers:
+        for part in ((section,) if section == "limits" else ("requests", "limits")):
+            block = container.resources.get(part)
+            if isinstance(block, dict) and resource in block:
+                return (*field_path(container, "resources"), part, resource)
+    return None
 
 
 def _amount(key: str, value: Fraction) -> str:

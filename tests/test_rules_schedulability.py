@@ -987,3 +987,22 @@ def test_a_quota_without_room_for_the_surge_pod_stops_every_rollout(
             "of 2 pods, the defaults), which starts 1 new pod (2Gi) before an old one stops: "
             "the API server refuses it (\"exceeded quota\"), and every rollout of Deployment "
             "api waits forever")
+
+
+def test_a_review_that_raises_replicas_past_a_quota_says_it_at_the_replicas(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The quota sits in a file the pull request leaves; the replicas it raises are where
+    the change is: the same problem's other place, the comment's."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"quota.yaml": QUOTA.lstrip("\n"),
+                        "api.yaml": quota_pod("api", SET, replicas=2).removeprefix("---\n")
+                        .replace("  selector:", "  strategy: {type: Recreate}\n  selector:")})
+    head = repo.commit({"api.yaml": quota_pod("api", SET, replicas=3).removeprefix("---\n")
+                        .replace("  selector:", "  strategy: {type: Recreate}\n  selector:")})
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "json",
+                            "--rule", "schedulability"], capsys)
+    [finding] = json.loads(out)["findings"]
+    assert (code, finding["file"], finding["line"], finding["new"]) == (1, "api.yaml", 5, True)
+    assert finding["message"].startswith("ResourceQuota api/compute allows limits.memory 4Gi")
