@@ -4672,3 +4672,59 @@ def test_an_entry_another_entry_s_kustomizations_build_is_its_child(tmp_path: Pa
         ("image-digest[floating]", "infra/cm.yaml")]
     assert [(r.cluster, r.how) for r in result.model.derived["reach"].roots] == [
         ("clusters/home/flux-system", "kustomization applying Flux Kustomizations")]
+
+
+def _member_cluster_tree(root: Path, secret_in_appset_build: bool) -> None:
+    """An ApplicationSet whose clusters generator selects a label a Component's commonLabels
+    gives the in-cluster Secret, in the ApplicationSet's own build or in another's."""
+    write(root, {
+        "bootstrap/root-app.yaml": (
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+            "metadata: {name: root, namespace: argocd}\nspec:\n  project: default\n"
+            "  source: {repoURL: https://git.example/repo.git, path: root}\n"
+            "  destination: {server: https://kubernetes.default.svc, namespace: argocd}\n"),
+        "root/kustomization.yaml": ("resources: [cluster, appset.yaml]\n"
+                                    if secret_in_appset_build else "resources: [appset.yaml]\n"),
+        "other/kustomization.yaml": "resources: [../root/cluster]\n",
+        "root/cluster/kustomization.yaml": "resources: [secret.yaml]\ncomponents: [../role]\n"
+        if secret_in_appset_build else "resources: [secret.yaml]\n",
+        "other/role/kustomization.yaml": (
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+            "commonLabels: {example.com/member-cluster: 'true'}\n"),
+        "root/role/kustomization.yaml": (
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+            "commonLabels: {example.com/member-cluster: 'true'}\n"),
+        "root/cluster/secret.yaml": (
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: local, namespace: argocd, "
+            "labels: {argocd.argoproj.io/secret-type: cluster}}\n"
+            "stringData: {name: local, server: https://kubernetes.default.svc}\n"),
+        "root/appset.yaml": (
+            "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\n"
+            "metadata: {name: web, namespace: argocd}\nspec:\n  generators:\n"
+            "  - clusters: {selector: {matchLabels: {example.com/member-cluster: 'true'}}}\n"
+            "  template:\n    metadata: {name: 'web-{{name}}'}\n    spec:\n"
+            "      project: default\n"
+            "      source: {repoURL: https://git.example/repo.git, path: apps/web}\n"
+            "      destination: {server: '{{server}}', namespace: web}\n"),
+        "apps/web/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "apps/web/deploy.yaml": (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: web}\n"
+            "spec:\n  selector: {matchLabels: {app: web}}\n  template:\n"
+            "    metadata: {labels: {app: web}}\n"
+            "    spec: {containers: [{name: web, image: 'nginx:latest'}]}\n")})
+
+
+@pytest.mark.parametrize("own_build", [True, False])
+def test_a_cluster_secret_s_labels_are_as_the_applicationset_s_build_gives_them(
+        tmp_path: Path, own_build: bool) -> None:
+    """Judge round DM (redhat-appstudio/infra-deployments): the in-cluster Secret gets the
+    label a clusters generator selects from a Component's `commonLabels`; read as written it
+    matched nothing, and all the ApplicationSet applies was "not applied by any cluster
+    root" (a `:latest` missed). Its labels are as the ApplicationSet's own build gives them;
+    a label another build gives (another overlay's) is not this one's."""
+    _member_cluster_tree(tmp_path, own_build)
+    result = lint_dir(tmp_path)
+    assert [(f.file, f.severity) for f in result.findings if f.rule == "image-digest"] == (
+        [("apps/web/deploy.yaml", "error")] if own_build else [])
+    assert bool([f for f in result.findings if f.kind == "not-applied"
+                 and f.file.startswith("apps/")]) is not own_build

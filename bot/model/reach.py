@@ -805,6 +805,7 @@ class _Walker:
         self.config_documents = (*by_kind.get("ConfigMap", ()), *by_kind.get("Secret", ()))
         # the names of the Secrets an operator makes (an ExternalSecret's target, a
         # SealedSecret, a 1Password item ...): keys a copy of one in the tree does not show
+        self.building: Sequence[Resource] = ()  # the build whose children are walked
         self.made_secrets: frozenset[str] = frozenset(
             name for kind, docs in by_kind.items() if makes_secrets(kind)
             for d in docs for name in secret_names(d.value))
@@ -1384,6 +1385,7 @@ class _Walker:
                               step.elsewhere, build.files)
             self.built[key] = applied
             self.reach.applied.append(applied)
+            self.building = resources  # (the build an ApplicationSet among them is of)
             for r in reversed(resources):
                 for child in self._children(r, step.cluster, chain, step.revision, step.url):
                     # what an applier of an unseen revision (or applied unseen) applies is
@@ -1590,7 +1592,7 @@ class _Walker:
             yield _Step(cluster, file, spec, _namespace(body), chain, by=r)
         elif r.group == ARGO_GROUP and r.kind in ("Application", "ApplicationSet"):
             self.reach.files.add(file)
-            self.charts_installed(body, file)
+            self.charts_installed(body, file, r)
             yield from self.argo_steps(body, file, chain, r, revision, url)
         elif r.group == HELM_GROUP and r.kind == "HelmRelease":
             yield from self._release_chart(r, cluster, chain)
@@ -1681,7 +1683,8 @@ class _Walker:
             return True, "", spec
         return False, f"its spec.path is in {kind} {name}, not this repository", spec
 
-    def charts_installed(self, value: Mapping[str, Any], file: str) -> None:
+    def charts_installed(self, value: Mapping[str, Any], file: str,
+                         by: Resource | None = None) -> None:
         """An applied Argo CD Application's charts of Helm repositories: its destination is
         a cluster (:attr:`Reach.chart_clusters`), and the values files of this tree another
         of its sources gives them (``$values/...``: :func:`argo_ref_values`) are read. An
@@ -1692,7 +1695,7 @@ class _Walker:
             if not any(isinstance(s.get("chart"), str) for _, s in argo_sources(template)):
                 return
             try:
-                generated = list(_generated(spec, self.graph))
+                generated = list(_generated(spec, self.graph, self._built_secrets(by)))
             except _Unevaluable:
                 return
             named = dict_of(dict_of(spec.get("template")).get("metadata"))
@@ -1716,6 +1719,15 @@ class _Walker:
             if read in self.graph.paths:  # repository: this one's, when the tree holds it)
                 self.reach.files.add(read)
 
+    def _built_secrets(self, by: Resource | None) -> Mapping[int, Mapping[str, Any]]:
+        """The Secrets of the build that made ``by`` (an ApplicationSet as built), by their
+        document: a clusters generator reads their labels as that build gives them (judge
+        round DM: redhat-appstudio's member-cluster label, a Component's commonLabels)."""
+        if by is None or not any(r is by or r.doc is by.doc for r in self.building):
+            return {}
+        return {id(r.doc): r.body for r in self.building
+                if r.kind == "Secret" and r.doc is not None}
+
     def argo_steps(self, value: Mapping[str, Any], file: str, chain: tuple[str, ...],
                    by: Resource | None = None, parent: str | None = None,
                    parent_url: str | None = None, looking: bool = False) -> Iterator[_Step]:
@@ -1730,7 +1742,7 @@ class _Walker:
         if value.get("kind") == "ApplicationSet":
             template = dict_of(dict_of(spec.get("template")).get("spec"))
             try:
-                generated = list(_generated(spec, self.graph))
+                generated = list(_generated(spec, self.graph, self._built_secrets(by)))
             except _Unevaluable as refused:
                 self.refused.append((file, str(dict_of(value.get("metadata")).get("name")
                                                 or ""), (refused.kind,)))
@@ -2856,7 +2868,8 @@ class _Unevaluable(Exception):
 _Params = tuple[dict[str, str], dict[str, str]]
 
 
-def _generated(spec: Mapping[str, Any], graph: Graph) -> Iterator[dict[str, str]]:
+def _generated(spec: Mapping[str, Any], graph: Graph,
+               built: Mapping[int, Mapping[str, Any]] | None = None) -> Iterator[dict[str, str]]:
     """Parameters of an ApplicationSet's generators (its ``spec``) as Argo CD's
     controller makes them (applicationset/generators), each generator's ``selector``
     applied: git directory, git file and list generators, and the matrix and merge
@@ -2866,12 +2879,12 @@ def _generated(spec: Mapping[str, Any], graph: Graph) -> Iterator[dict[str, str]
     go = spec.get("goTemplate") is True
     nested = spec.get("applyNestedSelectors") is True
     for generator in list_of(spec.get("generators")):
-        for params, _ in _generator(dict_of(generator), graph, go, nested, 0):
+        for params, _ in _generator(dict_of(generator), graph, go, nested, 0, built or {}):
             yield params
 
 
 def _generator(generator: Mapping[str, Any], graph: Graph, go: bool, nested: bool,
-               depth: int) -> list[_Params]:
+               depth: int, built: Mapping[int, Mapping[str, Any]]) -> list[_Params]:
     """The parameter sets of one generator entry at ``depth`` (0: the ApplicationSet's
     own; 1: a child of a matrix or merge; 2: a child of one nested in another): its
     selector applied, except one of a child of a nested matrix or merge, which Argo CD
@@ -2884,11 +2897,11 @@ def _generator(generator: Mapping[str, Any], graph: Graph, go: bool, nested: boo
         if isinstance(element, dict):  # (an element's ``values`` map: ``values.key``)
             out.append((_flat(element), _flat(element) if not go else _texts(element)))
     if "clusters" in generator:
-        out += _cluster_params(dict_of(generator.get("clusters")), graph, go)
+        out += _cluster_params(dict_of(generator.get("clusters")), graph, go, built)
     if "matrix" in generator:
-        out += _matrix(dict_of(generator.get("matrix")), graph, go, nested, depth)
+        out += _matrix(dict_of(generator.get("matrix")), graph, go, nested, depth, built)
     if "merge" in generator:
-        out += _merge(dict_of(generator.get("merge")), graph, go, nested, depth)
+        out += _merge(dict_of(generator.get("merge")), graph, go, nested, depth, built)
     selector = generator.get("selector")
     if selector is not None and (depth < 2 or nested):
         from reviewbot.model.selectors import Selector
@@ -2916,7 +2929,7 @@ def _children(combined: Mapping[str, Any], kind: str, depth: int) -> list[Mappin
 
 
 def _matrix(matrix: Mapping[str, Any], graph: Graph, go: bool, nested: bool,
-            depth: int) -> list[_Params]:
+            depth: int, built: Mapping[int, Mapping[str, Any]]) -> list[_Params]:
     """Every combination of a matrix's two children's parameter sets; the second child's
     fields filled in with each set of the first (Argo CD's InterpolateGenerator). With
     goTemplate a parameter both give is the first's (mergo.Merge keeps what is set);
@@ -2925,13 +2938,13 @@ def _matrix(matrix: Mapping[str, Any], graph: Graph, go: bool, nested: bool,
     first, second = _children(matrix, "matrix", depth)
     out: list[_Params] = []
     alike: list[_Params] | None = None  # the second's sets when it names no parameter
-    for before, before_texts in _generator(first, graph, go, nested, depth + 1):
+    for before, before_texts in _generator(first, graph, go, nested, depth + 1, built):
         filled = _fill(second, before)
         if filled != second:
-            sets = _generator(filled, graph, go, nested, depth + 1)
+            sets = _generator(filled, graph, go, nested, depth + 1, built)
         else:
             sets = alike = alike if alike is not None else _generator(
-                second, graph, go, nested, depth + 1)
+                second, graph, go, nested, depth + 1, built)
         for params, texts in sets:
             if go:
                 out.append(({**params, **{k: v for k, v in before.items() if v}},
@@ -2944,7 +2957,7 @@ def _matrix(matrix: Mapping[str, Any], graph: Graph, go: bool, nested: bool,
 
 
 def _merge(merge: Mapping[str, Any], graph: Graph, go: bool, nested: bool,
-           depth: int) -> list[_Params]:
+           depth: int, built: Mapping[int, Mapping[str, Any]]) -> list[_Params]:
     """A merge generator's sets: the first child's, each overridden by the set of each
     later child with the same values of ``mergeKeys`` (a later child's sets must differ
     in them: ErrNonUniqueParamSets)."""
@@ -2952,10 +2965,10 @@ def _merge(merge: Mapping[str, Any], graph: Graph, go: bool, nested: bool,
     children = _children(merge, "merge", depth)
     if not keys:
         raise _Unevaluable("merge")  # ErrNoMergeKeys
-    out = _generator(children[0], graph, go, nested, depth + 1)
+    out = _generator(children[0], graph, go, nested, depth + 1, built)
     for child in children[1:]:
         overrides: dict[tuple[str | None, ...], _Params] = {}
-        for later in _generator(child, graph, go, nested, depth + 1):
+        for later in _generator(child, graph, go, nested, depth + 1, built):
             key = tuple(later[1].get(k) for k in keys)
             if key in overrides:
                 raise _Unevaluable("merge")
@@ -2975,7 +2988,8 @@ def _merge(merge: Mapping[str, Any], graph: Graph, go: bool, nested: bool,
 
 
 
-def _cluster_params(clusters: Mapping[str, Any], graph: Graph, go: bool) -> list[_Params]:
+def _cluster_params(clusters: Mapping[str, Any], graph: Graph, go: bool,
+                    built: Mapping[int, Mapping[str, Any]] | None = None) -> list[_Params]:
     """A cluster generator's parameter sets (applicationset/generators/cluster.go): one per
     cluster Secret of the tree (label ``argocd.argoproj.io/secret-type: cluster``) that its
     ``selector`` matches, giving ``name``, ``nameNormalized``, ``server``, ``project``,
@@ -2995,7 +3009,9 @@ def _cluster_params(clusters: Mapping[str, Any], graph: Graph, go: bool) -> list
     for doc in graph.documents_of_kind("Secret"):
         if shows_a_setup(doc.file.path):
             continue
-        meta = dict_of(doc.value.get("metadata"))
+        # (as the ApplicationSet's own build gives it, where that build holds it)
+        body = (built or {}).get(id(doc), doc.value)
+        meta = dict_of(body.get("metadata"))
         labels = {str(k): str(v) for k, v in dict_of(meta.get("labels")).items()}
         if labels.get("argocd.argoproj.io/secret-type") != "cluster":
             continue
