@@ -5,6 +5,7 @@ value a selector misspells)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 
@@ -46,11 +47,13 @@ def meant_key(name: str, keys: Sequence[str]) -> str:
     ``name`` most likely means: one whose words are its own and one more (``API_BASE_URL``
     for ``API_URL``), one of a close spelling (:func:`misspelt`), or one whose words are its
     own but one, in that order; "" when none, or several."""
-    mine = name.split("_")
-    more = [k for k in keys if len(k.split("_")) == len(mine) + 1
-            and set(mine) <= set(k.split("_"))]
-    fewer = [k for k in keys if len(k.split("_")) == len(mine) - 1
-             and set(k.split("_")) <= set(mine)]
+    def words(key: str) -> list[str]:  # (by `_`, `-` or `.`: `smtp-password` for
+        # `password`, new-user trial seventy's Secret key)
+        return re.split(r"[_.-]", key)
+
+    mine = words(name)
+    more = [k for k in keys if len(words(k)) == len(mine) + 1 and set(mine) <= set(words(k))]
+    fewer = [k for k in keys if len(words(k)) == len(mine) - 1 and set(words(k)) <= set(mine)]
     # (a name that lacks a whole word of this one names another thing, not a misspelling:
     # SECRET_DOMAIN beside SECRET_DOMAIN_2, which its own line reads already)
     return (more[0] if len(more) == 1 else "") or misspelt(

@@ -4539,6 +4539,18 @@ def test_a_key_a_secret_does_not_hold_stops_the_container(
     assert [f for f in lint(tmp_path).findings if f.kind == "missing-key"] == []
 
 
+def test_a_missing_key_s_fix_names_a_key_of_one_more_dashed_word(tmp_path: Path) -> None:
+    """New-user trial seventy D4: key `password` of a Secret that has `username` and
+    `smtp-password`: "(it has username, smtp-password)" and no close key named; words are
+    joined by `-` as by `_`."""
+    write(tmp_path, {
+        "app/secret.yaml": ("apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: web}\n"
+                            "stringData: {username: x, smtp-password: y}\n"),
+        "app/deployment.yaml": SECRET_READER.replace("key: DB_PASSWORD", "key: password")})
+    (found,) = [f for f in lint(tmp_path).findings if f.kind == "missing-key"]
+    assert found.fix == "Name smtp-password in secretKeyRef.key, or add password to Secret db."
+
+
 def test_a_marker_naming_a_policy_with_two_letters_swapped_is_told_the_policy(
         tmp_path: Path) -> None:
     """A new user from the README: the marker `flux-system:wbe` for policy `web` was told
