@@ -669,15 +669,18 @@ def _unspecified(model: Model, quota: KObject, pods: Sequence[PodTemplate],
                   else field_path(container, "resources"))
             fields = list(dict.fromkeys(f"{_MUST_SET[k][0]}.{_MUST_SET[k][1]}"
                                         for k in missing))
-            what = " and ".join(fields)
+            what = ", ".join(fields[:-1]) + f" or {fields[-1]}" if len(fields) > 1 else fields[0]
             limits = ", ".join(f"{k}: {hard[k]}" for k in missing)
+            # (named as the other kinds name a workload: new-user trial seventy W4 read a bare
+            # "api," and a chain of "and"s)
             message = (
-                f"{pod.name}, {describe(container)}: sets no {what}, which ResourceQuota "
+                f"{pod.kind} {pod.namespace}/{pod.name}: {describe(container)} sets no {what}, "
+                "which ResourceQuota "
                 f"{quota.namespace}/{quota.name} tracks ({limits}), and namespace "
                 f"{quota.namespace} has no LimitRange to default it: the API "
                 f"server refuses its pods (\"failed quota: {quota.name}: must specify {keys}\"), "
                 f"so {pod.kind} {pod.name} never gets one")
-            fix = (f"Set {' and '.join('resources.' + f for f in fields)} on "
+            fix = (f"Set {', '.join('resources.' + f for f in fields)} on "
                    f"{describe(container)}, or add a LimitRange with defaults to namespace "
                    f"{quota.namespace}.")
             # one problem at two places: a review that adds the quota (or the key) comments
@@ -734,6 +737,13 @@ def _runs(pod: PodTemplate, scaled: Scaled) -> int:
     return pod.replicas
 
 
+def _scaler(pod: PodTemplate, scaled: Scaled) -> KObject | None:
+    """The HorizontalPodAutoscaler whose floor :func:`_runs` counts for ``pod``, if one."""
+    floors, _ = scaled
+    return next((floors[k][0] for name in dict.fromkeys((pod.obj.name, pod.name))
+                 if (k := (pod.namespace, pod.kind, name)) in floors), None)
+
+
 def _exceeded(model: Model, quota: KObject, pods: Sequence[PodTemplate], scaled: Scaled
               ) -> Iterator[Violation]:
     """The pods the namespace's workloads keep running ask more than the quota allows: the
@@ -754,27 +764,42 @@ def _exceeded(model: Model, quota: KObject, pods: Sequence[PodTemplate], scaled:
             yield from _no_surge_room(quota, key, value, allowed, total, asked)
             continue
         asked.sort(key=lambda a: -a[1] * a[2])
+        # (a floor an autoscaler sets is named: new-user trial seventy read "Deployment web
+        # (6 x 500m)" of a Deployment writing 3 replicas, its HPA's minReplicas raised to 6)
         shown = ", ".join(
-            f"{p.kind} {p.name} ({n} x {_amount(key, one)})"
+            f"{p.kind} {p.name} ({n} x {_amount(key, one)}"
+            + (f", the minReplicas of HorizontalPodAutoscaler {hpa.name}" if (
+                hpa := _scaler(p, scaled)) is not None else "") + ")"
             for p, n, one in asked[:3]) + (f" and {len(asked) - 3} more" if len(asked) > 3
                                            else "")
         message = (
             f"ResourceQuota {quota.namespace}/{quota.name} allows {key} {value} in namespace "
-            f"{quota.namespace}, but its workloads ask {_amount(key, total)} as written: "
+            f"{quota.namespace}, but its workloads ask {_with_unit(key, total)} as written: "
             f"{shown}; the API server refuses the pods past it (\"exceeded quota\"), so some "
             "of them never run")
         fix = (f"Raise spec.hard.{key} to at least {_amount(key, total)}, or lower the "
                "workloads' replicas or resources.")
         # the workloads' replicas and resources are the same problem's other places: a
         # review that raises them comments there
-        places = [(p.obj, at) for p, _, _ in asked[:MAX_LISTED]
-                  for at in (_replicas_at(p), _quota_field(p, key)) if at is not None]
+        places = [(obj, at) for p, _, _ in asked[:MAX_LISTED]
+                  for obj, at in (_count_place(p, scaled), (p.obj, _quota_field(p, key)))
+                  if at is not None]
         yield Violation(
             quota, ("spec", "hard", key), message, fix=fix,
             kind="quota-exceeded", doubt=runs_doubt(model, [p for p, _, _ in asked]),
             cause=f"{quota.ref}:{key}",
             others=tuple(Violation(obj, at, message, fix=fix, kind="quota-exceeded")
                          for obj, at in places))
+
+
+def _count_place(pod: PodTemplate, scaled: Scaled) -> tuple[KObject, Path | None]:
+    """Where the count of ``pod``'s pods that a quota sums is set: its autoscaler's
+    ``minReplicas``, else its written replicas."""
+    hpa = _scaler(pod, scaled)
+    if hpa is not None:
+        return hpa, ("spec", "minReplicas") if hpa.get(("spec", "minReplicas")) is not None \
+            else None
+    return pod.obj, _replicas_at(pod)
 
 
 def _no_surge_room(quota: KObject, key: str, value: Any, allowed: Fraction, total: Fraction,
@@ -795,11 +820,11 @@ def _no_surge_room(quota: KObject, key: str, value: Any, allowed: Fraction, tota
         implicit = "" if pod.obj.get(strategy.path) is not None else ", the defaults"
         message = (
             f"ResourceQuota {quota.namespace}/{quota.name} allows {key} {value} in namespace "
-            f"{quota.namespace}, and its workloads ask {_amount(key, total)} as written; "
+            f"{quota.namespace}, and its workloads ask {_with_unit(key, total)} as written; "
             f"{pod.kind} {pod.name} rolls out with RollingUpdate (maxSurge "
             f"{strategy.max_surge}, maxUnavailable {strategy.max_unavailable}: 0 of "
             f"{plural(n, 'pod')}{implicit}), which starts {plural(surge, 'new pod')} "
-            f"({_amount(key, one * surge)}) before an old one stops: the API server refuses "
+            f"({_with_unit(key, one * surge)}) before an old one stops: the API server refuses "
             f"{'it' if surge == 1 else 'them'} (\"exceeded quota\"), and every rollout of "
             f"{pod.kind} {pod.name} waits forever")
         fix = (f"Set {pod.kind} {pod.name}'s rollingUpdate to maxSurge: 0 and "
@@ -825,6 +850,17 @@ def _quota_field(pod: PodTemplate, key: str) -> Path | None:
             if isinstance(block, dict) and resource in block:
                 return (*field_path(container, "resources"), part, resource)
     return None
+
+
+def _with_unit(key: str, value: Fraction) -> str:
+    """A quota quantity with what it counts where its number says none ("1 nvidia.com/gpu",
+    "1 pod"; new-user trial seventy W3 read "1 new pod (1)"); cpu and bytes as
+    :func:`_amount` shows them."""
+    if key == "pods":
+        return plural(int(value), "pod")
+    if "cpu" in key or "memory" in key or "storage" in key:
+        return _amount(key, value)
+    return f"{_amount(key, value)} {key.removeprefix('requests.').removeprefix('limits.')}"
 
 
 def _amount(key: str, value: Fraction) -> str:

@@ -903,7 +903,7 @@ def test_a_quota_refuses_pods_that_leave_out_what_it_tracks(
     assert checks(result) == found
     if found:
         (f,) = result.findings
-        assert f.message.startswith("worker, container worker: sets no ")
+        assert f.message.startswith("Deployment api/worker: container worker sets no ")
         assert "(\"failed quota: compute: must specify " in f.message
 
 
@@ -927,6 +927,13 @@ def test_a_quota_its_namespace_s_workloads_exceed_refuses_the_pods_past_it(
     # (at its floor the pods fill the quota: the rollout's surge pod is what no longer fits)
     assert checks(lint_text(tmp_path, scaled, only=["schedulability"])) == [
         ("schedulability[quota-surge]", 7)]
+    # a floor above the quota: the autoscaler is named, and its minReplicas is the other
+    # place (new-user trial seventy D3: "Deployment web (6 x 500m)" of replicas: 3)
+    (over,) = lint_text(tmp_path, scaled.replace("minReplicas: 2", "minReplicas: 3"),
+                        only=["schedulability"]).findings
+    assert "Deployment api (3 x 2Gi, the minReplicas of HorizontalPodAutoscaler api)" in (
+        over.message)
+    assert ("HorizontalPodAutoscaler/api/api", 28) in [(o.object, o.line) for o in over.others]
     scoped = text.replace("spec:\n  hard:", "spec:\n  scopes: [NotBestEffort]\n  hard:", 1)
     assert checks(lint_text(tmp_path, scoped, only=["schedulability"])) == []
     job = QUOTA + ("---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: m, namespace: api}\n"
@@ -961,8 +968,9 @@ def test_a_review_that_adds_a_quota_says_the_refused_pods_at_the_quota(
     [finding] = json.loads(out)["findings"]
     assert (code, finding["file"], finding["line"], finding["new"]) == (
         1, "quota.yaml", 6, True)
-    assert finding["message"].startswith("worker, container worker: sets no requests.cpu and "
-                                         "limits.memory, which ResourceQuota api/compute")
+    assert finding["message"].startswith("Deployment api/worker: container worker sets no "
+                                         "requests.cpu or limits.memory, which ResourceQuota "
+                                         "api/compute")
     assert finding["also"] == [{"object": "Deployment/api/worker", "file": "worker.yaml",
                                 "line": 11}]
 
