@@ -486,6 +486,7 @@ from reviewbot.model.reach import (
     SCRIPTED,
     TEMPLATE_PATCH,
     TEMPLATED,
+    UNMATCHED_CLUSTERS,
     aside_why,
     harness_inputs,
     in_older_release,
@@ -1920,6 +1921,11 @@ def _unseen(appsets: Sequence[tuple[str, str, tuple[str, ...]]]) -> str:
         return (f" reviewbot follows (the chart template {file} declares Argo CD "
                 f"Applications or Flux Kustomizations, and reviewbot renders no chart{more}: "
                 "they may apply it)")
+    if kinds == (UNMATCHED_CLUSTERS,):  # (evaluated: new-user trial seventy read "which
+        # reviewbot does not evaluate" beside its verdict that two clusters lose the app)
+        return (f" reviewbot follows (ApplicationSet {name} in {file} makes Applications with "
+                f"a clusters generator that selects none of this repository's cluster "
+                f"Secrets{more}: clusters registered elsewhere may apply it)")
     generators = " and ".join(k for k in kinds if k != TEMPLATE_PATCH)
     how = " and ".join(([f"with a {generators} generator"] if generators else []) + (
         ["through a templatePatch"] if TEMPLATE_PATCH in kinds else []))

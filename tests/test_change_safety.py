@@ -3697,3 +3697,54 @@ def test_a_variable_a_failing_substitution_leaves_is_no_immutable_change(
     head = repo.commit({"clusters/prod/infra.yaml": infra("data")})
     _, found = review(repo, base, head, capsys)
     assert [f for f in found if "immutable" in f["message"]] == []
+
+
+def test_a_clusters_selector_misspelt_deletes_the_app_by_typo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial seventy D1: a clusters generator's selector `env: egde` for `edge`:
+    its two clusters' Applications go, and what they applied with them: infos, exit 0, and
+    "a clusters generator, which reviewbot does not evaluate" beside. An error at the
+    selector, whose fix is the value; the app then "selects none of this repository's
+    cluster Secrets"."""
+    appset = textwrap.dedent("""\
+        apiVersion: argoproj.io/v1alpha1
+        kind: ApplicationSet
+        metadata: {name: guestbook, namespace: argocd}
+        spec:
+          generators:
+          - clusters: {selector: {matchLabels: {env: ENV}}}
+          template:
+            metadata: {name: 'guestbook-{{name}}'}
+            spec:
+              project: default
+              source: {repoURL: https://git.example/repo.git, path: apps/guestbook}
+              destination: {server: '{{server}}', namespace: guestbook}
+        """)
+    secret = ("apiVersion: v1\nkind: Secret\nmetadata: {name: %s, namespace: argocd, labels: "
+              "{argocd.argoproj.io/secret-type: cluster, env: edge}}\n"
+              "stringData: {name: %s, server: 'https://%s.example:6443'}\n")
+    root = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+            "metadata: {name: root, namespace: argocd}\nspec:\n"
+            "  source: {repoURL: https://git.example/repo.git, path: argocd}\n"
+            "  destination: {server: https://kubernetes.default.svc, namespace: argocd}\n"
+            "  syncPolicy: {automated: {prune: true}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "root.yaml": root,
+        "argocd/appset.yaml": appset.replace("ENV", "edge"),
+        "argocd/edge-a.yaml": secret % ("edge-a", "edge-a", "a"),
+        "apps/guestbook/cm.yaml": ("apiVersion: v1\nkind: ConfigMap\n"
+                                   "metadata: {name: guestbook, namespace: guestbook}\n"
+                                   "data: {a: b}\n")})
+    head = repo.commit({"argocd/appset.yaml": appset.replace("ENV", "egde")})
+    _, found = review(repo, base, head, capsys)
+    (lost,) = [f for f in found if f["object"] == "ConfigMap/guestbook/guestbook"]
+    assert (lost["severity"], lost["file"], lost["line"]) == ("error", "argocd/appset.yaml", 6)
+    assert "(its selector env: 'egde' misspells the clusters' 'edge')" in lost["message"]
+    assert lost["fix"] == ("Correct the selector env: 'egde' of ApplicationSet argocd/guestbook "
+                           "to 'edge'. Nothing else to do.")
+    _, found = review(repo, base, head, capsys, rule="kustomize-integrity")
+    assert any("with a clusters generator that selects none of this repository's cluster "
+               "Secrets: clusters registered elsewhere may apply it" in f["message"]
+               for f in found)

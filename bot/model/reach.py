@@ -684,6 +684,9 @@ def _trial_guess(what: str, trial: str) -> str:
 
 TEMPLATED = "Helm template"  # the "generator" of an applier a chart template declares
 TEMPLATE_PATCH = "templatePatch"  # an ApplicationSet's Go template, which is not evaluated
+# a clusters generator evaluated that selects none of the tree's cluster Secrets: clusters
+# registered elsewhere (`argocd cluster add`) may be what it selects
+UNMATCHED_CLUSTERS = "clusters-unmatched"
 
 
 def templated(graph: Graph, aside: Callable[[str], bool]
@@ -3031,7 +3034,7 @@ def _cluster_params(clusters: Mapping[str, Any], graph: Graph, go: bool,
         found.insert(0, {"name": "in-cluster", "nameNormalized": "in-cluster",
                          "server": LOCAL_SERVER})
     if not found:
-        raise _Unevaluable("clusters")
+        raise _Unevaluable(UNMATCHED_CLUSTERS if servers else "clusters")
     out: list[_Params] = []
     for params in found:
         values = {k: str(_fill(v, params)) for k, v in _flat(

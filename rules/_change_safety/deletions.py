@@ -551,6 +551,37 @@ def _rendering_controllers(values: Mapping[str, Any]) -> list[str]:
                   and mapping(c.get("containers")))
 
 
+def _misspelt_selector(base: KObject, head: KObject) -> tuple[Path, str] | None:
+    """Where ApplicationSet ``head``'s clusters generator selects a label value the pull
+    request misspelt (the base's at the same place, a close spelling: ``egde`` for
+    ``edge``), with the base's value; or None."""
+    from reviewbot.words import misspelt
+
+    def generators(appset: KObject) -> list[tuple[Path, Any]]:
+        found: list[tuple[Path, Any]] = []
+        for i, generator in enumerate(items(appset.get(("spec", "generators")))):
+            found.append((("spec", "generators", i), generator))
+            for key in ("matrix", "merge"):
+                inner = generator.get(key) if isinstance(generator, dict) else None
+                for k, child in enumerate(items(inner.get("generators")) if isinstance(
+                        inner, dict) else ()):
+                    found.append((("spec", "generators", i, key, "generators", k), child))
+        return found
+
+    before = dict(generators(base))
+    for at, generator in generators(head):
+        labels = dig(generator, ("clusters", "selector", "matchLabels"))
+        was = dig(before.get(at), ("clusters", "selector", "matchLabels"))
+        if not isinstance(labels, dict) or not isinstance(was, dict):
+            continue
+        for key, value in labels.items():
+            old = was.get(key)
+            if isinstance(value, str) and isinstance(old, str) and value != old and misspelt(
+                    value, [old]):
+                return (*at, "clusters", "selector", "matchLabels", key), old
+    return None
+
+
 def _correction(entry: str, folder: str, appset: str) -> str:
     """The fix of a git directory entry that misspells ``folder``'s names: the entry as it
     would name it, each written name that does not match replaced by the folder's (the same
@@ -743,7 +774,12 @@ class _Fates:
         # twenty-nine: `overlay/prod` for `overlays/prod`, the deletions said at the staging
         # entry above it)
         meant = _misspelt_entry(now, folder, dirs) if folder in dirs else None
+        # a clusters generator's selector value misspelt (new-user trial seventy: `env:
+        # egde` for `edge`, two clusters' app deleted, an info and exit 0)
+        label = _misspelt_selector(owner, now) if meant is None else None
         why = (f"its entry {now.get(meant)!r} misspells the folder" if meant is not None
+               else f"its selector {label[0][-1]}: {now.get(label[0])!r} misspells the "
+               f"clusters' {label[1]!r}" if label is not None
                else "its generator leaves the folder out" if folder and folder in dirs
                else "its folder is gone")
         which = (f"the Application for {path}" if not also else
@@ -757,6 +793,8 @@ class _Fates:
             # be untouched, new-user trial twenty-six)
             if meant is not None:
                 place = now.where(meant)
+            elif label is not None:
+                place = now.where(label[0])
         policy = now.get(("spec", "syncPolicy", "applicationsSync"))
         if policy in ("create-only", "create-update"):
             return _Fate(how, owner, place, stays=f"{name} keeps its Applications "
@@ -766,7 +804,9 @@ class _Fates:
                          "keeps its resources (preserveResourcesOnDeletion: true)")
         those, verb = (("those Applications, whose resources finalizers", "delete") if also
                        else ("that Application, whose resources finalizer", "deletes"))
-        typo = (_correction(str(now.get(meant)), folder, name) if meant is not None else "")
+        typo = (_correction(str(now.get(meant)), folder, name) if meant is not None else
+                f"Correct the selector {label[0][-1]}: {now.get(label[0])!r} of {name} to "
+                f"{label[1]!r}." if label is not None else "")
         return _Fate(how, owner, place, f"Argo CD deletes {those} ({ARGO_FINALIZER}, which "
                      "the ApplicationSet controller sets on the Applications it generates) "
                      f"{verb} it in {_where(self.base, obj, lost)}", cascade=True, typo=typo)
