@@ -572,3 +572,37 @@ def test_a_policy_change_that_reaches_pods_of_an_unrendered_chart_says_so(
     code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
                             "--platform", "none", "--format", "markdown"], capsys)
     assert "not evaluated: the pods chart gw renders in gw \\(values " in out
+
+
+def test_the_cluster_a_head_keeps_alone_keeps_its_flows(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial seventy: an ApplicationSet's selector no longer matching its edge
+    clusters left the head one cluster, unnamed: every flow of in-cluster was "closed
+    (cluster in-cluster)" and "opened" again, "10 gone". Only the edge clusters' flows go."""
+    root = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+            "metadata: {name: root, namespace: argocd}\nspec:\n"
+            "  source: {repoURL: https://git.example/repo.git, path: argocd}\n"
+            "  destination: {server: https://kubernetes.default.svc, namespace: argocd}\n")
+    shop = root.replace("name: root", "name: shop").replace("path: argocd", "path: shop")
+    appset = ("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\n"
+              "metadata: {name: guestbook, namespace: argocd}\nspec:\n  generators:\n"
+              "  - clusters: {selector: {matchLabels: {env: ENV}}}\n  template:\n"
+              "    metadata: {name: 'guestbook-{{name}}'}\n    spec:\n"
+              "      source: {repoURL: https://git.example/repo.git, path: guestbook}\n"
+              "      destination: {server: '{{server}}', namespace: guestbook}\n")
+    secret = ("apiVersion: v1\nkind: Secret\nmetadata: {name: edge-a, namespace: argocd, "
+              "labels: {argocd.argoproj.io/secret-type: cluster, env: edge}}\n"
+              "stringData: {name: edge-a, server: 'https://a.example:6443'}\n")
+    pods = (deployment("web", "shop", "{app: web}")
+            + deployment("api", "shop", "{app: api}", "ports: [{containerPort: 8080}]"))
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"root.yaml": root, "argocd/shop.yaml": shop,
+                        "argocd/appset.yaml": appset.replace("ENV", "edge"),
+                        "argocd/edge-a.yaml": secret, "shop/a.yaml": pods + POLICY,
+                        "guestbook/a.yaml": deployment("guestbook", "guestbook", "{app: gb}")})
+    head = repo.commit({"argocd/appset.yaml": appset.replace("ENV", "egde")})
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "json"], capsys)
+    flows = json.loads(out)["connectivity_diff"]
+    assert flows and all(f.get("cluster") == "edge-a" and f["diff_type"] == "removed"
+                         for f in flows), flows

@@ -386,8 +386,17 @@ def review_connectivity(
         diff = replace(diff, objects=tuple(o for o in diff.objects if id(o) not in gone))
     if not affects_connectivity(diff):
         return None
-    new = networks(as_kept(head, base, kept), controller)
+    viewed = as_kept(head, base, kept)
+    new = networks(viewed, controller)
     before = old() if old is not None else side_of(base, controller)
+    if len(new) == 1 and not new[0][0] and before.clusters() - {""}:
+        # the head holds one cluster of the base's several (an ApplicationSet no longer
+        # deploys to the others): its flows are that cluster's, not unnamed ones (new-user
+        # trial seventy: every in-cluster flow "closed (cluster in-cluster)" and "opened")
+        named = {c for cs in viewed.clusters.values() for c in cs} or {
+            r.cluster for r in getattr(viewed.derived.get("reach"), "roots", ())}
+        if len(named) == 1 and (sole := next(iter(named))) in before.clusters():
+            new = [(sole, new[0][1])]
     changes = diff_sides(before, sides_of(new))
     notes: dict[str, list[str]] = {}
     for name, net in new:
