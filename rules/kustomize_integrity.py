@@ -1226,7 +1226,8 @@ def _waves_before_their_namespace(model: Model) -> Iterator[Violation]:
             f"{obj.namespace + '/' if obj.namespace else ''}{obj.name}{more}, which "
             f"{'its Application applies' if len(syncs) == 1 else 'its Applications apply'}"
             f" in {step}: Argo CD applies wave by wave, so at the first sync "
-            f"{obj.kind} {obj.name}'s apply finds {needs} and the sync stops before the wave "
+            f"the apply of {obj.kind} {obj.name} finds {needs} and the sync stops before the "
+            "wave "
             "that would create it",
             kind="wave-order",
             doubt=(f"whether the cluster already holds {what} from an earlier sync (then only "

@@ -4112,15 +4112,15 @@ spec:
     crd = ("app/crd.yaml", 5, "warning",
            "CustomResourceDefinition widgets.acme.io is in sync wave 2, after Widget default/w, "
            "which its Application applies in sync wave 0: Argo CD applies wave by wave, so at "
-           "the first sync Widget w's apply finds no kind Widget (acme.io) and the sync stops "
-           "before the wave that would create it. Not certain: reviewbot could not see whether "
-           "the cluster already holds CustomResourceDefinition widgets.acme.io from an earlier "
-           "sync (then only a new cluster's first sync stops).")
+           "the first sync the apply of Widget w finds no kind Widget (acme.io) and the sync "
+           "stops before the wave that would create it. Not certain: reviewbot could not see "
+           "whether the cluster already holds CustomResourceDefinition widgets.acme.io from an "
+           "earlier sync (then only a new cluster's first sync stops).")
     namespace = ("app/namespace.yaml", 5, "warning",
                  "Namespace shop is in sync wave 1, after ConfigMap shop/web, which its "
                  "Application applies in sync wave 0: Argo CD applies wave by wave, so at the "
-                 "first sync ConfigMap web's apply finds no namespace shop and the sync stops "
-                 "before the wave that would create it. Not certain: reviewbot could not see "
+                 "first sync the apply of ConfigMap web finds no namespace shop and the sync "
+                 "stops before the wave that would create it. Not certain: reviewbot could not see "
                  "whether the cluster already holds Namespace shop from an earlier sync (then "
                  "only a new cluster's first sync stops).")
     assert got == ([crd, namespace] if found else [crd])
