@@ -3748,3 +3748,46 @@ def test_a_clusters_selector_misspelt_deletes_the_app_by_typo(
     assert any("with a clusters generator that selects none of this repository's cluster "
                "Secrets: clusters registered elsewhere may apply it" in f["message"]
                for f in found)
+
+
+def test_a_cluster_secret_s_label_change_that_drops_a_cluster_says_what_it_deletes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial seventy D2: cluster Secret edge-b's label `env: egde` (for `edge`),
+    selected by an ApplicationSet: its Application for edge-b goes, and what it applied
+    there with it; the review said nothing (no applier changed). Said, in that cluster."""
+    appset = textwrap.dedent("""\
+        apiVersion: argoproj.io/v1alpha1
+        kind: ApplicationSet
+        metadata: {name: guestbook, namespace: argocd}
+        spec:
+          generators:
+          - clusters: {selector: {matchLabels: {env: edge}}}
+          template:
+            metadata: {name: 'guestbook-{{name}}'}
+            spec:
+              project: default
+              source: {repoURL: https://git.example/repo.git, path: apps/guestbook}
+              destination: {server: '{{server}}', namespace: guestbook}
+              syncPolicy: {automated: {prune: true}}
+        """)
+    secret = ("apiVersion: v1\nkind: Secret\nmetadata: {name: %s, namespace: argocd, labels: "
+              "{argocd.argoproj.io/secret-type: cluster, env: %s}}\n"
+              "stringData: {name: %s, server: 'https://%s.example:6443'}\n")
+    root = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+            "metadata: {name: root, namespace: argocd}\nspec:\n"
+            "  source: {repoURL: https://git.example/repo.git, path: argocd}\n"
+            "  destination: {server: https://kubernetes.default.svc, namespace: argocd}\n"
+            "  syncPolicy: {automated: {prune: true}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "root.yaml": root, "argocd/appset.yaml": appset,
+        "argocd/edge-a.yaml": secret % ("edge-a", "edge", "edge-a", "a"),
+        "argocd/edge-b.yaml": secret % ("edge-b", "edge", "edge-b", "b"),
+        "apps/guestbook/cm.yaml": ("apiVersion: v1\nkind: ConfigMap\n"
+                                   "metadata: {name: guestbook, namespace: guestbook}\n"
+                                   "data: {a: b}\n")})
+    head = repo.commit({"argocd/edge-b.yaml": secret % ("edge-b", "egde", "edge-b", "b")})
+    _, found = review(repo, base, head, capsys)
+    (lost,) = [f for f in found if f["object"] == "ConfigMap/guestbook/guestbook"]
+    assert lost["message"].endswith("deleted in cluster edge-b (cluster edge-a keeps it)")

@@ -54,6 +54,9 @@ def may_delete(diff: TreeDiff, base: Model, head: Model) -> bool:
     if any(e.status in ("removed", "renamed") or e.kind in (
             "Kustomization", "Application", "ApplicationSet") for e in diff.objects):
         return True
+    if any(g.status == "removed" for g in diff.generated):
+        return True  # (an ApplicationSet's Application gone with no change of its own: a
+        # cluster Secret's label it selects misspelt, new-user trial seventy D2)
     here = {(o.identity, o.file) for o in head.objects}
     return any((o.identity, o.file) not in here for o in base.objects)
 
