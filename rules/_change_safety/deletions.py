@@ -554,25 +554,28 @@ def _rendering_controllers(values: Mapping[str, Any]) -> list[str]:
                   and mapping(c.get("containers")))
 
 
+def _generators(appset: KObject) -> list[tuple[Path, Any]]:
+    """ApplicationSet ``appset``'s generators with where each is: its own, and the children
+    of a matrix or merge."""
+    found: list[tuple[Path, Any]] = []
+    for i, generator in enumerate(items(appset.get(("spec", "generators")))):
+        found.append((("spec", "generators", i), generator))
+        for key in ("matrix", "merge"):
+            inner = generator.get(key) if isinstance(generator, dict) else None
+            for k, child in enumerate(items(inner.get("generators")) if isinstance(
+                    inner, dict) else ()):
+                found.append((("spec", "generators", i, key, "generators", k), child))
+    return found
+
+
 def _misspelt_selector(base: KObject, head: KObject) -> tuple[Path, str] | None:
     """Where ApplicationSet ``head``'s clusters generator selects a label value the pull
     request misspelt (the base's at the same place, a close spelling: ``egde`` for
     ``edge``), with the base's value; or None."""
     from reviewbot.words import misspelt
 
-    def generators(appset: KObject) -> list[tuple[Path, Any]]:
-        found: list[tuple[Path, Any]] = []
-        for i, generator in enumerate(items(appset.get(("spec", "generators")))):
-            found.append((("spec", "generators", i), generator))
-            for key in ("matrix", "merge"):
-                inner = generator.get(key) if isinstance(generator, dict) else None
-                for k, child in enumerate(items(inner.get("generators")) if isinstance(
-                        inner, dict) else ()):
-                    found.append((("spec", "generators", i, key, "generators", k), child))
-        return found
-
-    before = dict(generators(base))
-    for at, generator in generators(head):
+    before = dict(_generators(base))
+    for at, generator in _generators(head):
         labels = dig(generator, ("clusters", "selector", "matchLabels"))
         was = dig(before.get(at), ("clusters", "selector", "matchLabels"))
         if not isinstance(labels, dict) or not isinstance(was, dict):
@@ -612,15 +615,7 @@ def _misspelt_entry(appset: KObject, folder: str, dirs: Any) -> Path | None:
     parts = folder.split("/")
     # (the generators of a matrix or merge too, and a path a parameter fills read as a
     # glob: new-user trial sixty-five's `cluster/{{.name}}/*` in a matrix with clusters)
-    found: list[tuple[Path, Any]] = []
-    for i, generator in enumerate(items(appset.get(("spec", "generators")))):
-        found.append((("spec", "generators", i), generator))
-        for key in ("matrix", "merge"):
-            inner = generator.get(key) if isinstance(generator, dict) else None
-            for k, child in enumerate(items(inner.get("generators")) if isinstance(
-                    inner, dict) else ()):
-                found.append((("spec", "generators", i, key, "generators", k), child))
-    for at, generator in found:
+    for at, generator in _generators(appset):
         git = generator.get("git") if isinstance(generator, dict) else None
         for j, entry in enumerate(items(git.get("directories")) if isinstance(git, dict)
                                   else ()):
