@@ -117,8 +117,9 @@ verdicts), never in `lint`, which sees one tree.
   renamed) is deleted by the ApplicationSet (its default `applicationsSync` policy), and the
   template's resources finalizer deletes what it applied, unless `preserveResourcesOnDeletion`
   keeps them; said at the generator's entry that misspells the folder, when one does
-  (`apps/*/overlay/prod` for `apps/shop/overlays/prod`), or at a clusters generator's
-  selector value the change misspells (`env: egde` for `edge`): then `deleted-by-typo`
+  (`apps/*/overlay/prod` for `apps/shop/overlays/prod`), at a clusters generator's
+  selector value the change misspells (`env: egde` for `edge`), or at a cluster Secret's
+  label the selector names that the change misspells: then `deleted-by-typo`
   (error), as nobody meant the deletion; else at the change of the generator. "Removed from the
   tree" means its file is gone; otherwise it is "no longer applied", with the kustomization
   that no longer lists it (or the kustomization file the pull request changed, a

@@ -3790,4 +3790,9 @@ def test_a_cluster_secret_s_label_change_that_drops_a_cluster_says_what_it_delet
     head = repo.commit({"argocd/edge-b.yaml": secret % ("edge-b", "egde", "edge-b", "b")})
     _, found = review(repo, base, head, capsys)
     (lost,) = [f for f in found if f["object"] == "ConfigMap/guestbook/guestbook"]
-    assert lost["message"].endswith("deleted in cluster edge-b (cluster edge-a keeps it)")
+    assert (lost["severity"], lost["file"], lost["line"]) == ("error", "argocd/edge-b.yaml", 3)
+    assert ("no longer generates its Application for cluster edge-b (Secret argocd/edge-b's "
+            "label env: 'egde' misspells the selector's 'edge')") in lost["message"]
+    assert lost["message"].endswith("deletes it in cluster edge-b (cluster edge-a keeps it)")
+    assert lost["fix"] == ("Correct the label env: 'egde' of Secret argocd/edge-b to 'edge'. "
+                           "Nothing else to do.")

@@ -554,6 +554,43 @@ def _rendering_controllers(values: Mapping[str, Any]) -> list[str]:
                   and mapping(c.get("containers")))
 
 
+def _misspelt_cluster_label(base: Model, head: Model, appset: KObject,
+                            lost: frozenset[str]) -> tuple[KObject, Path, str] | None:
+    """The cluster Secret of one of ``lost`` (the clusters an object leaves) whose label a
+    clusters generator of ApplicationSet ``appset`` selects the pull request misspelt (the
+    base's value, which the selector names; the head's, a close spelling), with where the
+    label is and the value meant; or None."""
+    import base64
+    import binascii
+
+    from reviewbot.words import misspelt
+
+    def cluster_name(secret: KObject) -> str:  # (its `name`, written or base64 in `data`)
+        written = mapping(secret.body.get("stringData")).get("name")
+        if isinstance(written, str):
+            return written
+        encoded = mapping(secret.body.get("data")).get("name")
+        try:
+            return base64.b64decode(str(encoded), validate=True).decode() if encoded else ""
+        except (binascii.Error, UnicodeDecodeError):
+            return ""
+
+    wanted = [dig(g, ("clusters", "selector", "matchLabels")) for _, g in _generators(appset)]
+    for secret in head.objects:
+        labels = secret.labels if secret.kind == "Secret" and secret.group == "" else {}
+        if labels.get("argocd.argoproj.io/secret-type") != "cluster" or (
+                cluster_name(secret) not in lost):
+            continue
+        was = next((o for o in base.by_identity.get(secret.identity, ())), None)
+        for selector in wanted:
+            for key, value in (selector.items() if isinstance(selector, dict) else ()):
+                now = labels.get(key)
+                if was is not None and was.labels.get(key) == value and isinstance(
+                        now, str) and now != value and misspelt(now, [str(value)]):
+                    return secret, ("metadata", "labels", key), str(value)
+    return None
+
+
 def _generators(appset: KObject) -> list[tuple[Path, Any]]:
     """ApplicationSet ``appset``'s generators with where each is: its own, and the children
     of a matrix or merge."""
@@ -697,6 +734,24 @@ class _Fates:
         if now is not None and gone.ungenerated:
             paths, lost = self._ungenerated_together(obj, gone)
             return self._ungenerated(obj, owner, now, paths[0], lost, paths[1:])
+        if now is not None and now.kind == "ApplicationSet" and gone.clusters and (
+                label := _misspelt_cluster_label(self.base, self.head, now, gone.clusters)
+        ) is not None:
+            # (a cluster Secret's label the generator selects, misspelt: the cluster's
+            # Application goes with all it applied there; new-user trial seventy D2)
+            secret, path, meant = label
+            name = f"ApplicationSet {object_name(now)}"
+            how = (f"is no longer applied: {name} no longer generates its Application for "
+                   f"{clusters_phrase(sorted(gone.clusters))} (Secret {object_name(secret)}'s "
+                   f"label {path[-1]}: {secret.get(path)!r} misspells the selector's "
+                   f"{meant!r})")
+            typo = (f"Correct the label {path[-1]}: {secret.get(path)!r} of Secret "
+                    f"{object_name(secret)} to {meant!r}.")
+            return _Fate(how, owner, secret.where(path), "Argo CD deletes that Application, "
+                         f"whose resources finalizer ({ARGO_FINALIZER}, which the "
+                         "ApplicationSet controller sets on the Applications it generates) "
+                         f"deletes it in {_where(self.base, obj, gone.clusters)}", cascade=True,
+                         typo=typo)
         if now is not None:
             how, place = self._how(obj, now)
             named = _applier_text(now)
