@@ -2385,10 +2385,15 @@ def _fqdn_names(policy: Policy) -> list[str]:
     if not policy.kind.startswith("Cilium"):
         return []
     body = policy.obj.get(policy.spec_path + ("egress",))
-    return [str(f.get("matchName") or f.get("matchPattern"))
-            for e in (body if isinstance(body, list) else ()) if isinstance(e, dict)
-            for f in _listed(e.get("toFQDNs"))
-            if isinstance(f, dict) and (f.get("matchName") or f.get("matchPattern"))]
+    return [name for e in (body if isinstance(body, list) else ()) if isinstance(e, dict)
+            for name in _rule_fqdns(e)]
+
+
+def _rule_fqdns(rule: Mapping[str, Any]) -> list[str]:
+    """The names an egress rule's ``toFQDNs`` lists (``matchName``, else ``matchPattern``)."""
+    return [str(f.get("matchName") or f.get("matchPattern")) for f in _listed(
+        rule.get("toFQDNs")) if isinstance(f, dict) and (
+        f.get("matchName") or f.get("matchPattern"))]
 
 
 def _may_allow_dns(net: Network, d: int, carries: dict[int, bool]) -> bool:
@@ -2449,9 +2454,7 @@ def _fqdn_unresolved(net: Network) -> Iterator[Violation]:
     for (n, i), pods in said.items():
         policy = net.policies[n]
         rule = dict(items_of(n))[i]
-        names = [str(f.get("matchName") or f.get("matchPattern")) for f in _listed(
-            rule.get("toFQDNs")) if isinstance(f, dict) and (
-            f.get("matchName") or f.get("matchPattern"))]
+        names = _rule_fqdns(rule)
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
         yield Violation(
             policy.obj, policy.spec_path + ("egress", i, "toFQDNs"),

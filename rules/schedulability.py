@@ -724,24 +724,26 @@ def _usage(pod: PodTemplate, key: str) -> Fraction | None:
     return None
 
 
-def _runs(pod: PodTemplate, scaled: Scaled) -> int:
-    """The fewest pods ``pod``'s workload runs: its autoscaler's floor where one scales it
-    (KEDA's: none), else its replicas."""
+def _floor(pod: PodTemplate, scaled: Scaled) -> tuple[int, KObject | None]:
+    """The fewest pods ``pod``'s workload runs, and the HorizontalPodAutoscaler whose
+    ``minReplicas`` that is, if one: its autoscaler's floor where one scales it (KEDA's:
+    none), else its replicas."""
     floors, keda = scaled
     for name in dict.fromkeys((pod.obj.name, pod.name)):
         key = (pod.namespace, pod.kind, name)
         if key in keda:
-            return 0
+            return 0, None
         if key in floors:
-            return floors[key][1]
-    return pod.replicas
+            return floors[key][1], floors[key][0]
+    return pod.replicas, None
+
+
+def _runs(pod: PodTemplate, scaled: Scaled) -> int:
+    return _floor(pod, scaled)[0]
 
 
 def _scaler(pod: PodTemplate, scaled: Scaled) -> KObject | None:
-    """The HorizontalPodAutoscaler whose floor :func:`_runs` counts for ``pod``, if one."""
-    floors, _ = scaled
-    return next((floors[k][0] for name in dict.fromkeys((pod.obj.name, pod.name))
-                 if (k := (pod.namespace, pod.kind, name)) in floors), None)
+    return _floor(pod, scaled)[1]
 
 
 def _exceeded(model: Model, quota: KObject, pods: Sequence[PodTemplate], scaled: Scaled

@@ -3699,6 +3699,40 @@ def test_a_variable_a_failing_substitution_leaves_is_no_immutable_change(
     assert [f for f in found if "immutable" in f["message"]] == []
 
 
+ARGO_ROOT = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+             "metadata: {name: root, namespace: argocd}\nspec:\n"
+             "  source: {repoURL: https://git.example/repo.git, path: argocd}\n"
+             "  destination: {server: https://kubernetes.default.svc, namespace: argocd}\n"
+             "  syncPolicy: {automated: {prune: true}}\n")
+GUESTBOOK_CM = ("apiVersion: v1\nkind: ConfigMap\n"
+                "metadata: {name: guestbook, namespace: guestbook}\ndata: {a: b}\n")
+
+
+def guestbook_appset(env: str, prune: bool = False) -> str:
+    """An ApplicationSet whose clusters generator selects the cluster Secrets of ``env``."""
+    return textwrap.dedent(f"""\
+        apiVersion: argoproj.io/v1alpha1
+        kind: ApplicationSet
+        metadata: {{name: guestbook, namespace: argocd}}
+        spec:
+          generators:
+          - clusters: {{selector: {{matchLabels: {{env: {env}}}}}}}
+          template:
+            metadata: {{name: 'guestbook-{{{{name}}}}'}}
+            spec:
+              project: default
+              source: {{repoURL: https://git.example/repo.git, path: apps/guestbook}}
+              destination: {{server: '{{{{server}}}}', namespace: guestbook}}
+        """) + ("      syncPolicy: {automated: {prune: true}}\n" if prune else "")
+
+
+def cluster_secret(name: str, env: str) -> str:
+    """Argo CD's cluster Secret ``name`` (its cluster of that name), labelled ``env``."""
+    return (f"apiVersion: v1\nkind: Secret\nmetadata: {{name: {name}, namespace: argocd, "
+            f"labels: {{argocd.argoproj.io/secret-type: cluster, env: {env}}}}}\n"
+            f"stringData: {{name: {name}, server: 'https://{name[-1]}.example:6443'}}\n")
+
+
 def test_a_clusters_selector_misspelt_deletes_the_app_by_typo(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -3707,37 +3741,11 @@ def test_a_clusters_selector_misspelt_deletes_the_app_by_typo(
     "a clusters generator, which reviewbot does not evaluate" beside. An error at the
     selector, whose fix is the value; the app then "selects none of this repository's
     cluster Secrets"."""
-    appset = textwrap.dedent("""\
-        apiVersion: argoproj.io/v1alpha1
-        kind: ApplicationSet
-        metadata: {name: guestbook, namespace: argocd}
-        spec:
-          generators:
-          - clusters: {selector: {matchLabels: {env: ENV}}}
-          template:
-            metadata: {name: 'guestbook-{{name}}'}
-            spec:
-              project: default
-              source: {repoURL: https://git.example/repo.git, path: apps/guestbook}
-              destination: {server: '{{server}}', namespace: guestbook}
-        """)
-    secret = ("apiVersion: v1\nkind: Secret\nmetadata: {name: %s, namespace: argocd, labels: "
-              "{argocd.argoproj.io/secret-type: cluster, env: edge}}\n"
-              "stringData: {name: %s, server: 'https://%s.example:6443'}\n")
-    root = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
-            "metadata: {name: root, namespace: argocd}\nspec:\n"
-            "  source: {repoURL: https://git.example/repo.git, path: argocd}\n"
-            "  destination: {server: https://kubernetes.default.svc, namespace: argocd}\n"
-            "  syncPolicy: {automated: {prune: true}}\n")
     repo = GitRepo(tmp_path / "repo")
-    base = repo.commit({
-        "root.yaml": root,
-        "argocd/appset.yaml": appset.replace("ENV", "edge"),
-        "argocd/edge-a.yaml": secret % ("edge-a", "edge-a", "a"),
-        "apps/guestbook/cm.yaml": ("apiVersion: v1\nkind: ConfigMap\n"
-                                   "metadata: {name: guestbook, namespace: guestbook}\n"
-                                   "data: {a: b}\n")})
-    head = repo.commit({"argocd/appset.yaml": appset.replace("ENV", "egde")})
+    base = repo.commit({"root.yaml": ARGO_ROOT, "argocd/appset.yaml": guestbook_appset("edge"),
+                        "argocd/edge-a.yaml": cluster_secret("edge-a", "edge"),
+                        "apps/guestbook/cm.yaml": GUESTBOOK_CM})
+    head = repo.commit({"argocd/appset.yaml": guestbook_appset("egde")})
     _, found = review(repo, base, head, capsys)
     (lost,) = [f for f in found if f["object"] == "ConfigMap/guestbook/guestbook"]
     assert (lost["severity"], lost["file"], lost["line"]) == ("error", "argocd/appset.yaml", 6)
@@ -3756,38 +3764,13 @@ def test_a_cluster_secret_s_label_change_that_drops_a_cluster_says_what_it_delet
     """New-user trial seventy D2: cluster Secret edge-b's label `env: egde` (for `edge`),
     selected by an ApplicationSet: its Application for edge-b goes, and what it applied
     there with it; the review said nothing (no applier changed). Said, in that cluster."""
-    appset = textwrap.dedent("""\
-        apiVersion: argoproj.io/v1alpha1
-        kind: ApplicationSet
-        metadata: {name: guestbook, namespace: argocd}
-        spec:
-          generators:
-          - clusters: {selector: {matchLabels: {env: edge}}}
-          template:
-            metadata: {name: 'guestbook-{{name}}'}
-            spec:
-              project: default
-              source: {repoURL: https://git.example/repo.git, path: apps/guestbook}
-              destination: {server: '{{server}}', namespace: guestbook}
-              syncPolicy: {automated: {prune: true}}
-        """)
-    secret = ("apiVersion: v1\nkind: Secret\nmetadata: {name: %s, namespace: argocd, labels: "
-              "{argocd.argoproj.io/secret-type: cluster, env: %s}}\n"
-              "stringData: {name: %s, server: 'https://%s.example:6443'}\n")
-    root = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
-            "metadata: {name: root, namespace: argocd}\nspec:\n"
-            "  source: {repoURL: https://git.example/repo.git, path: argocd}\n"
-            "  destination: {server: https://kubernetes.default.svc, namespace: argocd}\n"
-            "  syncPolicy: {automated: {prune: true}}\n")
     repo = GitRepo(tmp_path / "repo")
     base = repo.commit({
-        "root.yaml": root, "argocd/appset.yaml": appset,
-        "argocd/edge-a.yaml": secret % ("edge-a", "edge", "edge-a", "a"),
-        "argocd/edge-b.yaml": secret % ("edge-b", "edge", "edge-b", "b"),
-        "apps/guestbook/cm.yaml": ("apiVersion: v1\nkind: ConfigMap\n"
-                                   "metadata: {name: guestbook, namespace: guestbook}\n"
-                                   "data: {a: b}\n")})
-    head = repo.commit({"argocd/edge-b.yaml": secret % ("edge-b", "egde", "edge-b", "b")})
+        "root.yaml": ARGO_ROOT, "argocd/appset.yaml": guestbook_appset("edge", prune=True),
+        "argocd/edge-a.yaml": cluster_secret("edge-a", "edge"),
+        "argocd/edge-b.yaml": cluster_secret("edge-b", "edge"),
+        "apps/guestbook/cm.yaml": GUESTBOOK_CM})
+    head = repo.commit({"argocd/edge-b.yaml": cluster_secret("edge-b", "egde")})
     _, found = review(repo, base, head, capsys)
     (lost,) = [f for f in found if f["object"] == "ConfigMap/guestbook/guestbook"]
     assert (lost["severity"], lost["file"], lost["line"]) == ("error", "argocd/edge-b.yaml", 3)

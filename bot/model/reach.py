@@ -2047,7 +2047,7 @@ def argo_cluster_names(graph: Graph) -> dict[str, str]:
             labels = dict_of(dict_of(doc.value.get("metadata")).get("labels"))
             if labels.get("argocd.argoproj.io/secret-type") != "cluster":
                 continue
-            data = _secret_data(doc.value)
+            data = secret_data(doc.value)
             if data.get("name") and data.get("server"):
                 names.setdefault(data["server"].rstrip("/"), data["name"])
         graph.argo_names = names
@@ -3018,7 +3018,7 @@ def _cluster_params(clusters: Mapping[str, Any], graph: Graph, go: bool,
         labels = {str(k): str(v) for k, v in dict_of(meta.get("labels")).items()}
         if labels.get("argocd.argoproj.io/secret-type") != "cluster":
             continue
-        data = _secret_data(doc.value)
+        data = secret_data(doc.value)
         name, server = data.get("name"), data.get("server")
         if not name or not server:
             continue
@@ -3045,7 +3045,7 @@ def _cluster_params(clusters: Mapping[str, Any], graph: Graph, go: bool,
     return out
 
 
-def _secret_data(secret: Mapping[str, Any]) -> dict[str, str]:
+def secret_data(secret: Mapping[str, Any]) -> dict[str, str]:
     """A Secret's text fields: ``data`` decoded from base64, then ``stringData`` over it."""
     import base64
     import binascii

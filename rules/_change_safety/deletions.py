@@ -560,26 +560,14 @@ def _misspelt_cluster_label(base: Model, head: Model, appset: KObject,
     clusters generator of ApplicationSet ``appset`` selects the pull request misspelt (the
     base's value, which the selector names; the head's, a close spelling), with where the
     label is and the value meant; or None."""
-    import base64
-    import binascii
-
+    from reviewbot.model.reach import secret_data
     from reviewbot.words import misspelt
-
-    def cluster_name(secret: KObject) -> str:  # (its `name`, written or base64 in `data`)
-        written = mapping(secret.body.get("stringData")).get("name")
-        if isinstance(written, str):
-            return written
-        encoded = mapping(secret.body.get("data")).get("name")
-        try:
-            return base64.b64decode(str(encoded), validate=True).decode() if encoded else ""
-        except (binascii.Error, UnicodeDecodeError):
-            return ""
 
     wanted = [dig(g, ("clusters", "selector", "matchLabels")) for _, g in _generators(appset)]
     for secret in head.objects:
         labels = secret.labels if secret.kind == "Secret" and secret.group == "" else {}
         if labels.get("argocd.argoproj.io/secret-type") != "cluster" or (
-                cluster_name(secret) not in lost):
+                secret_data(secret.body).get("name") not in lost):
             continue
         was = next((o for o in base.by_identity.get(secret.identity, ())), None)
         for selector in wanted:
