@@ -1673,6 +1673,7 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
     admits_apart: Rule | None = None  # the ingress rule that admits them on other ports
     unresolved: str | None = None  # the fix, where the rule names a port they do not
     astray_policy: tuple[Policy, str] | None = None  # one that would admit them, selecting none
+    keeping: Peer | None = None  # the peer of an ingress rule whose pod selector keeps them out
     if entry.egress:
         sides.append(f"no egress rule in {', '.join(src_ns)} allows it"
                      f"{_isolated_by(net, sources, 'egress')}")
@@ -1710,6 +1711,7 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
             fixes.append(f"Make the {_field(policy, None)} of {policy.described} match "
                          f"{_workload_names(net, denied)} ({labels}).")
         elif admitting is not None and kept:  # its namespace admitted, its pods not
+            keeping = admitting[1]
             fixes.append(f"Widen the ingress rule {admitting[0]} to admit "
                          f"{_workload_names(net, sources)} on {conns}{kept}.")
         elif admitting is not None and admitting[3].ports:  # its pods admitted on others
@@ -1772,6 +1774,12 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
             ports = (*admits_apart.path, "ports" if policy.kind == "NetworkPolicy" else
                      "toPorts")
             at = ports if policy.obj.get(ports) is not None else at
+        elif keeping is not None and any(
+                peer is keeping for r in policy.ingress for peer in r.peers or ()):
+            # (at the label of the peer's pod selector that keeps the callers out, where a
+            # review comments when the pull request changed it: new-user trial seventy D6,
+            # `app: api` -> `app.kubernetes.io/name: shop-api`, the error at `ingress:`)
+            at = _keeping_out(policy, keeping, net.pods[sources[0]].labels) or at
         others.append(replace(found, obj=policy.obj, path=at,
                               key=f"{format_path(at)} -> {found.key}"))
     if astray_policy is not None:  # and at the selector that selects none of them, where a
@@ -4634,6 +4642,25 @@ def _kept_out(net: Network, peer: Peer, sources: Sequence[int], field: str) -> s
     return (f": its {field} {selector.describe()} selects no pod of "
             f"{_workload_names(net, list(sources))}" + (
                 f" (whose pods carry {have})" if have else ""))
+
+
+def _keeping_out(policy: Policy, peer: Peer, labels: Mapping[str, str]) -> Path | None:
+    """Where ``peer``'s pod selector, as written in ``policy``, asks a label ``labels`` lack
+    or carry otherwise (its first such ``matchLabels`` entry), else the selector itself;
+    None when it is not written where the policy's kind writes it."""
+    from reviewbot.netpol.cilium import SOURCES
+
+    at = (*peer.path, "podSelector") if policy.kind == "NetworkPolicy" else peer.path
+    written = policy.obj.get(at)
+    if not isinstance(written, dict):
+        return None
+    for key, value in (written.get("matchLabels") or {}).items():
+        name = str(key)
+        if policy.kind != "NetworkPolicy" and name.startswith(SOURCES):
+            name = name.split(":", 1)[1]
+        if labels.get(name) != str(value):
+            return (*at, "matchLabels", key)
+    return at
 
 
 def _peer_namespaces(policy: Policy, peer: Peer) -> frozenset[str]:

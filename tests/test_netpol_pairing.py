@@ -483,6 +483,11 @@ def test_a_rule_admitting_the_namespace_but_not_the_caller_s_pods_says_which_sel
         "Widen the ingress rule spec.ingress[0] of server/ingress to admit client/app on "
         "8080: its from[0].podSelector app=open-webui selects no pod of client/app (whose "
         "pods carry app=app).")
+    # its place in the policy is the label that keeps the caller out, where a review comments
+    # when the pull request changed it (new-user trial seventy D6: at `ingress:` before)
+    assert [(o.object, o.path.split(" -> ")[0], o.line) for o in denied.others] == [(
+        "NetworkPolicy/server/ingress", "spec.ingress[0].from[0].podSelector.matchLabels.app",
+        line_of(tmp_path, "podSelector: {matchLabels: {app: open-webui}}"))]
 
 
 def test_configmap_key_and_named_target_port(tmp_path: Path) -> None:
