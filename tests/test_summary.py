@@ -327,6 +327,33 @@ def test_findings_of_one_namespace_in_several_builds_are_counted_as_builds() -> 
     assert "· Deployment `web/web` in 2 builds · `web.yaml:4`" in text
 
 
+def test_infos_of_one_place_and_one_fix_are_one_entry_listing_each_message() -> None:
+    """New-user trial sixty-nine W2: an app removed, its objects' deletions five entries of
+    one place and one fix. One entry: the rule, the count, the place and the fix once, each
+    object's message below. Errors and warnings keep an entry each."""
+    def deleted(kind: str, severity: str = "info", **extra: object) -> Finding:
+        fields: dict[str, object] = {
+            "rule": "change-safety", "kind": "deleted", "severity": severity,
+            "file": "apps/kustomization.yaml", "line": 6, "object": f"{kind}/default/webui",
+            "message": f"{kind} default/webui is no longer applied", "fix": "Nothing to do.",
+            **extra}
+        return finding(**fields)
+
+    found = [deleted("PersistentVolumeClaim", "error"), deleted("Service", "warning"),
+             deleted("Deployment", "warning"), deleted("HelmRelease"), deleted("Secret"),
+             deleted("ConfigMap", fix="Keep it."),  # another fix: its own entry
+             deleted("Role", line=9)]  # another place: its own entry
+    text = render_markdown(Report(findings=tuple(found), review=ReviewSummary(new=7)))
+    assert text.count("- **`change-safety[deleted]`**") == 6
+    assert (
+        "- **`change-safety[deleted]`** · 2 objects · `apps/kustomization.yaml:6`<br>**Fix:** "
+        "Nothing to do.\n"
+        "  - HelmRelease default/webui is no longer applied\n"
+        "  - Secret default/webui is no longer applied\n") in text
+    assert "· `ConfigMap/default/webui` · `apps/kustomization.yaml:6`<br>" in text
+    assert "· `Role/default/webui` · `apps/kustomization.yaml:9`<br>" in text
+
+
 def test_text_says_a_failing_build_s_sentence_once_in_a_row() -> None:
     """hmcts: 80 findings ended with the same long "Not applied" sentence of their failing
     build. In text, a finding right after one with the same sentence says "as above"; the

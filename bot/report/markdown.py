@@ -458,7 +458,13 @@ def _render_review(report: Report, review: ReviewSummary, links: Links | None) -
         if not builder.add(f"### {title} ({count})\n"):  # to fix" above "Errors (5)")
             break
         doubted: str | None = None  # the "Not certain" sentence of the entry just added
-        for same in alike_in_namespaces(group):
+        for same, placed in infos_at_one_place(alike_in_namespaces(group)):
+            if placed:  # (new-user trial sixty-nine W2: a removed app's five deletions, five
+                # entries of one place and one fix)
+                if not builder.add(place_entry(same, links, with_new) + "\n",
+                                   findings=len(same)):
+                    break
+                continue
             first, doubt = same[0], None
             if not_applied(first.message)[1] is None:  # (new-user trial thirty-one read one
                 # chart's doubt four times)
@@ -536,6 +542,47 @@ def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False
 
 
 MAX_WORDS_APART = 4  # words in which the messages of findings shown as one may differ
+
+
+def infos_at_one_place(groups: Sequence[list[Finding]]) -> list[tuple[list[Finding], bool]]:
+    """``groups`` (of :func:`alike_in_namespaces`) in their order, the single infos given at
+    one place with one fix (a removed application's objects, each deleted) gathered into one
+    group at the first's place: (the group, True) for those, (the group as it was, False)
+    for the rest."""
+    out: list[tuple[list[Finding], bool]] = []
+    by_key: dict[tuple[Any, ...], list[Finding]] = {}
+    for group in groups:
+        f = group[0]
+        if len(group) > 1 or f.severity != "info" or f.others or not f.file:
+            out.append((group, False))
+            continue
+        key = (f.rule, f.kind, f.file, f.line, f.fix, f.new, f.worse)
+        if (same := by_key.get(key)) is not None:
+            same.append(f)
+            continue
+        by_key[key] = [f]
+        out.append((by_key[key], True))
+    return [(group, placed and len(group) > 1) for group, placed in out]
+
+
+def place_entry(findings: Sequence[Finding], links: Links | None = None,
+                with_new: bool = False) -> str:
+    """The findings of one place and one fix (:func:`infos_at_one_place`) as one entry: the
+    rule, how many objects, the place and the fix once, each finding's message below it."""
+    f = findings[0]
+    rule = md_code(f.check, False)
+    doc = links.rule(f.rule) if links is not None else None
+    head = [f"**[{rule}]({doc})**" if doc else f"**{rule}**",
+            md_text(plural(len({g.object for g in findings}), "object"))]
+    where = md_code(_where(f), False)
+    if links is not None:
+        where = f"[{where}]({links.line(f.file, f.line)})"
+    head.append(where)
+    if with_new or f.worse:
+        head.insert(0, _label(f, "*{}*"))
+    text = f"<br>**Fix:** {md_prose(f.fix)}" if f.fix else ""
+    return "- " + " · ".join(head) + text + "".join(
+        f"\n  - {md_text(g.message)}" for g in findings)
 
 
 def alike_in_namespaces(findings: Sequence[Finding]) -> list[list[Finding]]:
