@@ -79,8 +79,8 @@ Kinds:
   a `minAvailable` (a percentage rounded up, as the disruption controller rounds it) of at
   least the replicas they run (a HorizontalPodAutoscaler's `minReplicas` where one scales
   them). The eviction API refuses every eviction of them, so a node drain (a cluster
-  upgrade, the autoscaler's scale-down) waits on their node until more replicas run or the
-  budget changes. Pods a chart or an operator makes, pods KEDA scales (to zero), and a
+  upgrade, the autoscaler's scale-down) waits on their node until the budget changes (or,
+  for `minAvailable`, more replicas run). Pods a chart or an operator makes, pods KEDA scales (to zero), and a
   budget that selects no pod of the repository are not judged.
 - `quota-unspecified` (on the container's `resources`, or its name when it writes none): a
   namespace's ResourceQuota tracks `cpu`, `memory`, `requests.cpu`, `requests.memory`,
@@ -431,7 +431,8 @@ def _drains_blocked(model: Model) -> Iterator[Violation]:
     as the disruption controller rounds it) of at least the replicas they run (a
     HorizontalPodAutoscaler's ``minReplicas`` where one scales them). The eviction API
     refuses every eviction of them, so a node drain (a cluster upgrade, the autoscaler's
-    scale-down) waits on their node until more replicas run or the budget changes (new-user
+    scale-down) waits on their node until the budget changes (or, for ``minAvailable``, more
+    replicas run) (new-user
     trial thirty-eight: `minAvailable: 2` beside an HPA's `minReplicas: 2`). Pods a chart
     or an operator makes (but app-template's, whose rendered labels are known), KEDA's
     (which scale to zero) and budgets of no pod are not judged."""
@@ -485,17 +486,20 @@ def _drains_blocked(model: Model) -> Iterator[Violation]:
                 field, said = "minAvailable", f"minAvailable {least}"
             else:
                 continue
+            # (new-user trial seventy-one D5: maxUnavailable 0 keeps every pod however
+            # many run: "until more replicas run" and its fix were true of minAvailable only)
+            until = ("until the budget changes" if field == "maxUnavailable" else
+                     "until more replicas run or the budget changes")
             message = (f"PodDisruptionBudget {namespace}/{budget.name}: {said} of the "
                        f"{plural(replicas, 'pod')} it selects ({'; '.join(counted)}) allows "
                        "no voluntary eviction: a node drain (an upgrade, the autoscaler's "
-                       "scale-down) waits on their node until more replicas run or the budget "
-                       "changes")
+                       f"scale-down) waits on their node {until}")
             # (new-user trial sixty-eight W2 read "Set maxUnavailable: 1 in place of
             # maxUnavailable" of a budget of maxUnavailable 0)
-            fix = (f"Set maxUnavailable: 1 (in place of {most}), or run more replicas than "
-                    "the budget keeps." if field == "maxUnavailable" else
-                    f"Set maxUnavailable: 1 in place of minAvailable {least}, or run more "
-                    "replicas than the budget keeps.")
+            fix = (f"Set maxUnavailable: 1 (in place of {most}): no number of replicas "
+                   "lets a budget of none unavailable evict one." if field == "maxUnavailable"
+                   else f"Set maxUnavailable: 1 in place of minAvailable {least}, or run more "
+                   "replicas than the budget keeps.")
             yield Violation(budget, ("spec", field), message, fix=fix, kind="drain-blocked")
 
 

@@ -490,10 +490,13 @@ spec:
                 "waits on their node until more replicas run or the budget changes",
                 "Set maxUnavailable: 1 in place of minAvailable 2, or run more replicas than "
                 "the budget keeps.")]
-        if name == "zero":  # (new-user trial sixty-eight W2: "in place of maxUnavailable")
-            assert [f.fix for f in result.findings] == [
-                "Set maxUnavailable: 1 (in place of 0), or run more replicas than the budget "
-                "keeps."]
+        if name == "zero":  # (new-user trial sixty-eight W2: "in place of maxUnavailable";
+            # seventy-one D5: no number of replicas helps a budget of none unavailable)
+            assert [(f.message.split("eviction: ", 1)[1], f.fix) for f in result.findings] == [(
+                "a node drain (an upgrade, the autoscaler's scale-down) waits on their node "
+                "until the budget changes",
+                "Set maxUnavailable: 1 (in place of 0): no number of replicas lets a budget of "
+                "none unavailable evict one.")]
         if name == "hpa1":  # (new-user trial forty-seven read "of the 1 pods")
             assert result.findings[0].message.startswith(
                 "PodDisruptionBudget llm/vllm: minAvailable 2 of the 1 pod it selects "
