@@ -95,7 +95,7 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
-from reviewbot.engine.findings import Violation, edit
+from reviewbot.engine.findings import Amount, Violation, edit
 from reviewbot.engine.registry import Option
 from reviewbot.model.objects import Container, Model, PodTemplate
 from reviewbot.model.workload import (
@@ -223,7 +223,11 @@ def _check(pod: PodTemplate, container: Container, boot: Fraction,
     # trial's caret sat on `startupProbe:`, five lines above it)
     where = field_path(container, name) + (
         ("failureThreshold",) if kind == "startup" and "failureThreshold" in probe else ())
-    yield Violation(pod.obj, where, message, fix=fix, kind=kind, edits=edits)
+    # (its shortfall measured: a pull request that cuts a budget already short is worse, not
+    # an existing finding: new-user trial seventy-one D1, 900s -> 300s of a 1080s need, exit 0)
+    yield Violation(pod.obj, where, message, fix=fix, kind=kind, edits=edits,
+                    cause=f"{pod.namespace}/{pod.name} {container.name} {name}",
+                    amount=Amount(float(need - total), f"{total}s", f"{number(need)}s"))
 
 
 def _named_ports(pod: PodTemplate, container: Container) -> Iterator[Violation]:

@@ -80,8 +80,8 @@ Kinds:
   least the replicas they run (a HorizontalPodAutoscaler's `minReplicas` where one scales
   them). The eviction API refuses every eviction of them, so a node drain (a cluster
   upgrade, the autoscaler's scale-down) waits on their node until the budget changes (or,
-  for `minAvailable`, more replicas run). Pods a chart or an operator makes, pods KEDA scales (to zero), and a
-  budget that selects no pod of the repository are not judged.
+  for `minAvailable`, more replicas run). Pods a chart or an operator makes, pods KEDA
+  scales (to zero), and a budget that selects no pod of the repository are not judged.
 - `quota-unspecified` (on the container's `resources`, or its name when it writes none): a
   namespace's ResourceQuota tracks `cpu`, `memory`, `requests.cpu`, `requests.memory`,
   `limits.cpu` or `limits.memory`, and a container (or init container) of a pod there sets

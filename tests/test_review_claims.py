@@ -113,6 +113,26 @@ def test_an_existing_problem_the_pr_makes_worse_is_reported_worse(
     assert "(worse: 68Gi -&gt; 72Gi of 63495Mi)" in err  # its inline comment says so
 
 
+def test_a_probe_budget_already_short_that_the_pr_cuts_further_is_worse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial seventy-one D1: the base's startup probe allowed 900s of an 1080s need
+    (an existing finding); the PR cut it to 300s, short of the boot itself, and the review
+    called it existing and passed. Its shortfall is measured: worse."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    coder = (ROOT / "examples/k8s/apps/llm-serving/coder.yaml").read_text()
+    repo, base, _ = homelab_pr(tmp_path / "a", {})
+    for threshold, worse in (("20", "600s -> 300s of 900s"), ("50", None)):
+        cut = coder.replace("        failureThreshold: 40\n",
+                            f"        failureThreshold: {threshold}\n", 1)
+        assert cut != coder
+        head = repo.commit({"k8s/apps/llm-serving/coder.yaml": cut}, f"threshold {threshold}")
+        data = review_json(repo, base, head, "probe-headroom", capsys)
+        found = [(f["new"], f["worse"]) for f in data["findings"]]
+        # 50 x 15s is still short of 900s, but less so: existing (hidden)
+        assert found == ([(False, worse)] if worse else []), threshold
+
+
 def test_an_existing_problem_the_pr_shrinks_is_existing_and_one_it_removes_is_fixed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
