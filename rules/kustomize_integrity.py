@@ -478,7 +478,7 @@ from reviewbot.model.objects import (
     tree_source,
     unplaced,
 )
-from reviewbot.model.patches import Unmatched
+from reviewbot.model.patches import OPERATIONS, Unmatched
 from reviewbot.model.reach import (
     ARGO_GROUP,
     BY_HAND,
@@ -2107,6 +2107,14 @@ def _refused_operation(model: Model, k: Kustomization, found: Unmatched) -> Viol
     entry = patch_entry_text(k, found.entry)
     line, column = k.doc.position(found.entry)
     what, _, where = found.refused.partition(" ") if found.refused else ("", "", "")
+    if found.said:  # an operation not whole, or a test that fails
+        return Violation(
+            None, found.entry,
+            f"{_label(found.entry)}: {entry}'s {_unwhole(what, where)} (kustomize: "
+            f"\"{found.said}\"); "
+            f"{_refused(model, k, appliers(model).get(k.file, ())).replace('entry', 'patch')}",
+            kind="missing", file=k.file, line=line, column=column,
+            key=f"{k.file}:{_label(found.entry)}:refused", fix=_unwhole_fix(what, where))
     path = where.partition(" (")[0]
     lacks = found.lacks if found.lacks and found.lacks != path else ""
     return Violation(
@@ -2118,6 +2126,31 @@ def _refused_operation(model: Model, k: Kustomization, found: Unmatched) -> Viol
         kind="missing", file=k.file, line=line, column=column,
         key=f"{k.file}:{_label(found.entry)}:refused",
         fix=_refused_fix(what, path, lacks))
+
+
+def _unwhole(what: str, where: str) -> str:
+    """A JSON 6902 operation kustomize refuses as written (``what``, ``where``: the words of
+    :class:`~reviewbot.model.patches.Refused`), as a message says it."""
+    head, _, number = where.rpartition("(operation ")
+    number = number.rstrip(")")
+    if what == "test":
+        return f"operation {number} tests {head.strip()}, which the object does not hold as given"
+    if what in OPERATIONS:
+        return f"{what} operation {number} has no {'from' if what in ('move', 'copy') else 'path'}"
+    return f"operation {number} has op {what!r}, which JSON patch does not have"
+
+
+def _unwhole_fix(what: str, where: str) -> str:
+    """The fix of :func:`_unwhole`'s operation."""
+    if what == "test":
+        return ("Drop the test, or make its value what the object holds there: a failing test "
+                "refuses the whole build.")
+    if what in ("move", "copy"):
+        return f"Give the {what} its `from` and `path` (JSON pointers), or drop it."
+    if what in OPERATIONS:
+        return (f"Give the {what} its `path` (a JSON pointer, /spec/...), or drop the stray "
+                "line.")
+    return f"Write one of {', '.join(OPERATIONS)} as its op."
 
 
 def _refused_fix(what: str, path: str, lacks: str) -> str:

@@ -2953,6 +2953,16 @@ spec:
     ("{op: remove, path: /metadata/annotations/x}", True),
     ("{op: add, path: /metadata/labels/x, value: b}", True),
     ("{op: add, path: /spec/template/metadata/annotations/x, value: b}", True),
+    # an operation not whole (new-user trial seventy-one D2: a stray `- op: replace` left in
+    # a patch), an op JSON patch does not have, a test that fails
+    ("{op: replace}", True), ("{op: add, value: x}", True), ("{op: remove}", True),
+    ("{op: move, path: /metadata/labels}", True), ("{op: copy, path: /spec/y}", True),
+    ("{op: frob, path: /metadata/name}", True), ("{path: /metadata/name, value: x}", True),
+    ("{op: test, path: /metadata/name, value: other}", True),
+    ("{op: test, path: /spec/replicas, value: 1}", True),
+    ("{op: test, path: /metadata/name, value: app}", False),
+    ("{op: test, path: /spec/template/spec/containers/0, value: {name: app, image: "
+     "'nginx:1.27'}}", False),
 ])
 def test_a_json_patch_operation_that_does_not_apply_refuses_the_build(
         tmp_path: Path, op: str, refused: bool) -> None:
@@ -3003,6 +3013,35 @@ def test_a_refused_operation_s_fix_adds_the_first_step_the_object_lacks(
     (found,) = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
                 if f.kind == "missing"]
     assert f"does not apply to the object it targets, which {lacks} (" in found.message
+    assert found.fix == fix
+
+
+@pytest.mark.parametrize(("op", "said", "fix"), [
+    ("{op: replace}", "an inline patch's replace operation 0 has no path (kustomize: \"replace "
+     "operation failed to decode path\")",
+     "Give the replace its `path` (a JSON pointer, /spec/...), or drop the stray line."),
+    ("{op: frob, path: /a}", "an inline patch's operation 0 has op 'frob', which JSON patch "
+     "does not have (kustomize: \"Unexpected kind: frob\")",
+     "Write one of add, remove, replace, move, copy, test as its op."),
+    ("{op: test, path: /metadata/name, value: web}", "an inline patch's operation 0 tests "
+     "/metadata/name, which the object does not hold as given (kustomize: \"testing value "
+     "/metadata/name failed: test failed\")",
+     "Drop the test, or make its value what the object holds there: a failing test refuses "
+     "the whole build."),
+])
+def test_an_operation_not_whole_says_what_it_lacks_in_kustomize_s_words(
+        tmp_path: Path, op: str, said: str, fix: str) -> None:
+    """New-user trial seventy-one D2: a stray `- op: replace` left in the staging overlay's
+    NetworkPolicy patch; kustomize refuses the build, the review judged it as built."""
+    files = {**JSON_OPS_BASE, "overlay/kustomization.yaml": (
+        "resources: [../base]\npatches:\n- target: {kind: Deployment, name: app}\n"
+        f"  patch: |-\n    - {op}\n")}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (found,) = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+                if f.kind == "missing"]
+    assert found.message.startswith(f"patches[0]: {said}; kustomize refuses the whole build")
     assert found.fix == fix
 
 

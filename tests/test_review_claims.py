@@ -248,6 +248,12 @@ def test_a_cause_one_place_is_certain_of_is_said_without_another_place_s_doubt()
                         "until it builds.")
     (kept,) = group([unapplied, _f("b", 7)], Changed(touched=frozenset({"Deployment/ns/a"})))
     assert kept.message == unapplied.message
+    # a finding of an object no cluster receives is not made certain by its own other places:
+    # its fact needs that object (new-user trial seventy-one D2: the egress rules of a build
+    # kustomize refuses, errors by their ingress side's places)
+    (alone,) = group([replace(unapplied, others=(_f("b", 7),))],
+                     Changed(touched=frozenset({"Deployment/ns/a"})))
+    assert (alone.severity, alone.message) == ("warning", unapplied.message)
 
 
 def test_new_worse_existing_and_fixed_by_cause() -> None:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from reviewbot.diff.objects import TreeDiff
-from reviewbot.engine.findings import Finding, sort_key, undoubted
+from reviewbot.engine.findings import Finding, not_applied, sort_key, undoubted
 from reviewbot.engine.identity import among
 
 GroupKey = tuple[str, str]  # (rule, cause)
@@ -99,7 +99,11 @@ def _merge(group: Sequence[Finding], changed: Changed | None) -> Finding:
     unique = list(seen.values())
     best = min(range(len(unique)), key=lambda i: (changed.rank(unique[i]) if changed else 0, i))
     first = unique[best]
-    severity = max((p.severity for p in unique), key=_rank)
+    # (a finding said of an object no cluster receives, "Not applied", is not made certain by
+    # its other places: the fact needs that object too; new-user trial seventy-one D2's
+    # egress rules of a build kustomize refuses, errors by the ingress side's places)
+    severity = max((f.severity if not_applied(f.message)[1] is not None else
+                    max((p.severity for p in _places(f)), key=_rank) for f in group), key=_rank)
     if _rank(severity) > _rank(first.severity):
         # a place of the cause that is certain makes the cause certain: what the best place
         # could not see is no doubt of it (new-user trial thirty-eight: an error "Not

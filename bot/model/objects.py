@@ -1961,6 +1961,7 @@ def _first_refusal(model: Model, build: Build) -> tuple[str, str, str] | None:
             return k.file, f"{at[0]}[{at[1]}]", f"does not parse: {why}"
         for found in refusing_patches(graph, k):
             return k.file, patch_entry_text(k, found.entry), (
+                f"does not apply: kustomize says \"{found.said}\"" if found.said else
                 f"does not apply: its operation {found.refused} names a path the object "
                 "lacks" if found.refused is not None else
                 "patches an object the build does not hold (kustomize: no matches for Id "

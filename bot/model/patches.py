@@ -49,6 +49,7 @@ class Unmatched:
     # kustomize refuses the build, in these words (:class:`Refused`)
     refused: str | None = None
     lacks: str = ""  # the first step of its path the object lacks (:class:`Refused`)
+    said: str = ""  # kustomize's words for an operation not whole or a failed test (Refused)
 
     def kustomize_id(self) -> str:
         """The patch's id as kustomize's error writes it: ``Service.v1.[noGrp]/demo.[noNs]``."""
@@ -370,9 +371,47 @@ class Refused(Exception):
     pointer (``/spec/tls`` for a replace of /spec/tls/0/hosts/0 on an Ingress without TLS:
     what a fix adds first, new-user trial sixty-eight W4)."""
 
-    def __init__(self, text: str, lacks: str = "") -> None:
+    def __init__(self, text: str, lacks: str = "", said: str = "") -> None:
         super().__init__(text)
         self.lacks = lacks
+        # kustomize's own words where the operation is not whole (no ``op`` it knows, no
+        # ``path`` or ``from``) or a ``test`` fails: "replace operation failed to decode
+        # path", "Unexpected kind: frob", "testing value /data/a failed: test failed"
+        # (kubectl kustomize 5.5; new-user trial seventy-one D2: a stray `- op: replace`
+        # left in a patch, the build judged as if it applied)
+        self.said = said
+
+
+OPERATIONS = ("add", "remove", "replace", "move", "copy", "test")
+
+
+def _unwhole(n: int, op: Mapping[str, Any]) -> Refused | None:
+    """The refusal of operation ``n`` when it is not whole, as kustomize decodes it (``from``
+    of a move or copy first, then ``path``), else None."""
+    kind = op.get("op")
+    if kind not in OPERATIONS:
+        name = kind if isinstance(kind, str) else "unknown"
+        return Refused(f"{name} (operation {n})", said=f"Unexpected kind: {name}")
+    if kind in ("move", "copy") and not isinstance(op.get("from"), str):
+        return Refused(f"{kind} (operation {n})",
+                       said=f"{kind} operation failed to decode from")
+    if not isinstance(op.get("path"), str):
+        return Refused(f"{kind} (operation {n})",
+                       said=f"{kind} operation failed to decode path")
+    return None
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Whether two values are equal as JSON compares them (a boolean is no number)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
 
 
 def _lacking(body: Any, parts: Sequence[str]) -> str:
@@ -399,10 +438,21 @@ def _apply_json6902(r: Resource, patch: Patch) -> Resource:
     if isinstance(meta, dict) and lent:
         body = {**body, "metadata": {**meta, "annotations": {}}}
     for n, op in enumerate(patch.body):
-        if not isinstance(op, dict) or not isinstance(op.get("path"), str):
+        if not isinstance(op, dict):
             continue
+        if (unwhole := _unwhole(n, op)) is not None:
+            raise unwhole
         kind = op.get("op")
         parts = _pointer(op["path"])
+        if kind == "test":
+            try:
+                held = _json_get(body, parts)
+            except (KeyError, IndexError, ValueError, TypeError):
+                held = _Missing
+            if held is _Missing or not _same_json(held, op.get("value")):
+                raise Refused(f"test {op['path']} (operation {n})",
+                              said=f"testing value {op['path']} failed: test failed")
+            continue
         try:
             if kind in ("add", "replace"):
                 body, where = _json_set(body, parts, op.get("value"), kind == "add")
@@ -432,6 +482,9 @@ def _apply_json6902(r: Resource, patch: Patch) -> Resource:
         return r
     return r.with_body(_annotations_as_json_text(body), origins) if isinstance(
         body, dict) else r
+
+
+_Missing = object()  # a path a test reads that the object does not hold
 
 
 def _annotations_as_json_text(body: dict[str, Any]) -> dict[str, Any]:

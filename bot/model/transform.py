@@ -163,7 +163,7 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
         except Refused as refused:  # kustomize refuses the build: said where it is judged
             if unmatched is not None:
                 unmatched.append(Unmatched(entry, patch, (), selector, str(refused),
-                                           refused.lacks))
+                                           refused.lacks, refused.said))
             out = before
             continue
         # (a patch with a target that selects nothing is no error to kustomize v5: it does
