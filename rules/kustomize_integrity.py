@@ -55,7 +55,13 @@ reviewbot checks every `kustomization.yaml` in the tree:
   refuses the build ("no matches for Id Service.v1.[noGrp]/demo.[noNs]"), and what applies
   it applies nothing of it (the message names it, as for a missing entry), which happens
   when a base renames or drops the object. A `patchesJson6902` entry that selects nothing
-  is no error to kustomize v5 and not reported;
+  is no error to kustomize v5 and not reported. A JSON 6902 operation on a path the object
+  lacks, one that is not whole (no `path`, a move or copy with no `from`, an `op` JSON
+  patch does not have) or a `test` that fails is `missing` too, in kustomize's words
+  ("replace operation failed to decode path", kubectl kustomize 5.5); so is a `replicas`
+  entry whose name no Deployment, StatefulSet, ReplicaSet or ReplicationController of the
+  build has, now or before a rename ("resource with name web does not match a config with
+  the following GVK"): a workload renamed in a base, the overlay's count still naming it;
 - a `patches` entry whose `target:` selects no object of its kustomization's build (of a
   Component: of any build that applies it) is
   `idle-patch` (warning): kustomize v5 applies it to nothing, without an error, so the
@@ -474,6 +480,7 @@ from reviewbot.model.objects import (
     refused_entry,
     refusing_patches,
     refusing_replacement,
+    refusing_replicas,
     refusing_var,
     tree_source,
     unplaced,
@@ -625,6 +632,9 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         unmatched_in.add(posixpath.dirname(violation.file or ""))
         yield violation
     for violation in _refused_replacements(kustomize, graph):
+        unmatched_in.add(posixpath.dirname(violation.file or ""))
+        yield violation
+    for violation in _refused_replicas(kustomize, graph, model):
         unmatched_in.add(posixpath.dirname(violation.file or ""))
         yield violation
     yield from _flux_paths(model, flux_targets, index, graph, duplicates)
@@ -2282,6 +2292,33 @@ def _idle_images(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[V
                 fix=(f"Name the image {near}, as its containers do, or remove the entry."
                      if near else "Name an image the build's containers run, or remove the "
                      "entry."))
+
+
+def _refused_replicas(kustomize: Iterable[Kustomization], graph: Graph,
+                      model: Model) -> Iterator[Violation]:
+    """A ``replicas`` entry naming no workload of its build (model.objects.refusing_replicas):
+    kustomize refuses the whole build, and what applies it applies nothing of it."""
+    from reviewbot.words import misspelt
+
+    for k in kustomize:
+        for i, name, held in refusing_replicas(graph, k):
+            where = ("replicas", i, "name")
+            line, column = k.doc.position(where)
+            near = misspelt(name, held) or (held[0] if len(held) == 1 else "")
+            shown = [near, *(h for h in held if h != near)] if near else list(held)
+            holds = (f"it holds {', '.join(shown[:3])}"
+                     + (f" and {len(shown) - 3} more" if len(shown) > 3 else "")
+                     if shown else "it holds none")
+            yield Violation(
+                None, where,
+                f"replicas[{i}].name: no Deployment, StatefulSet, ReplicaSet or "
+                f"ReplicationController of this build is named {name} ({holds}; kustomize: "
+                f"\"resource with name {name} does not match a config with the following "
+                f"GVK\"); {_refused(model, k, appliers(model).get(k.file, ()))}",
+                kind="missing", file=k.file, line=line, column=column,
+                key=f"{k.file}:replicas[{i}]:refused",
+                fix=(f"Name the workload {near}, as the build calls it, or remove the entry."
+                     if near else "Name a workload the build holds, or remove the entry."))
 
 
 def _idle_image_said(i: int, name: str, held: Sequence[str]) -> tuple[str, str]:

@@ -3045,6 +3045,50 @@ def test_an_operation_not_whole_says_what_it_lacks_in_kustomize_s_words(
     assert found.fix == fix
 
 
+@pytest.mark.parametrize(("name", "refused"), [
+    ("app", False), ("prod-app", False),  # (the name before the overlay's prefix, or after)
+    ("web", True),  # the base's Deployment as it was before a rename
+    ("settings", True),  # a ConfigMap: no config of replicas is for its kind
+])
+def test_a_replicas_entry_naming_no_workload_of_the_build_refuses_it(
+        tmp_path: Path, name: str, refused: bool) -> None:
+    """A workload renamed in a base, the overlay's `replicas:` still naming it: kustomize
+    refuses the whole build ("resource with name web does not match a config with the
+    following GVK [Deployment...]", kubectl kustomize 5.5), and reviewbot said nothing;
+    what the build makes is not applied."""
+    import shutil
+
+    files = {**JSON_OPS_BASE,
+             "base/kustomization.yaml": "resources: [deploy.yaml, cm.yaml]\n",
+             "base/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n",
+             "overlay/kustomization.yaml": (
+                 f"resources: [../base]\nnamePrefix: prod-\nreplicas:\n- name: {name}\n"
+                 "  count: 3\n")}
+    files["base/deploy.yaml"] = files["base/deploy.yaml"].replace("nginx:1.27", "nginx")
+    for file, text in files.items():
+        (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / file).write_text(text)
+    if shutil.which("kubectl"):
+        built = subprocess.run(["kubectl", "kustomize", str(tmp_path / "overlay")],
+                               capture_output=True, timeout=60)
+        assert (built.returncode != 0) is refused
+    result = lint_dir(tmp_path, only=["kustomize-integrity", "image-digest"])
+    found = [(f.file, f.line, f.severity) for f in result.findings if f.kind == "missing"]
+    assert found == ([("overlay/kustomization.yaml", 4, "error")] if refused else [])
+    # the overlay's Deployment, made by that build alone, is not applied: its floating image
+    # a warning; the base's own build applies its own
+    images = sorted((f.object, f.severity) for f in result.findings if f.rule == "image-digest")
+    assert images == [("Deployment/demo/prod-app", "warning" if refused else "error")]
+    if name == "web":
+        (error,) = [f for f in result.findings if f.kind == "missing"]
+        assert error.message.startswith(
+            "replicas[0].name: no Deployment, StatefulSet, ReplicaSet or ReplicationController "
+            "of this build is named web (it holds app, prod-app; kustomize: \"resource with name "
+            "web does not match a config with the following GVK\"); kustomize refuses the whole "
+            "build of overlay")
+        assert error.fix == "Name a workload the build holds, or remove the entry."
+
+
 @pytest.mark.parametrize(("field", "refused"), [("data.MODLE", True), ("data.MODEL", False)])
 def test_a_replacement_reading_a_field_a_generated_source_lacks_refuses_the_build(
         tmp_path: Path, field: str, refused: bool) -> None:

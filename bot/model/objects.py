@@ -1959,6 +1959,10 @@ def _first_refusal(model: Model, build: Build) -> tuple[str, str, str] | None:
             return k.file, text, REFUSED.get(why, "does not exist")
         for at, why in unparsed_patches(k.body):
             return k.file, f"{at[0]}[{at[1]}]", f"does not parse: {why}"
+        for i, name, _ in refusing_replicas(graph, k):
+            return k.file, f"replicas[{i}]", (
+                f"names {name}, which no Deployment, StatefulSet, ReplicaSet or "
+                "ReplicationController of its build is called")
         for found in refusing_patches(graph, k):
             return k.file, patch_entry_text(k, found.entry), (
                 f"does not apply: kustomize says \"{found.said}\"" if found.said else
@@ -2152,6 +2156,37 @@ def _idle_everywhere(graph: Graph, k: Kustomization, found: list[Unmatched]
         there = {u.entry for u in other.unmatched}
         found = [u for u in found if u.entry in there]
     return found
+
+
+# the kinds whose replica count kustomize's ``replicas`` sets (its builtin fieldSpecs)
+REPLICA_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationController")
+
+
+def refusing_replicas(graph: Graph, k: Kustomization) -> list[tuple[int, str, list[str]]]:
+    """The ``replicas`` entries of ``k`` whose name no Deployment, StatefulSet, ReplicaSet or
+    ReplicationController of its build has, now or before a rename: kustomize refuses the
+    whole build ("resource with name web does not match a config with the following GVK
+    [Deployment...]", kubectl kustomize 5.5: a workload renamed in a base, the overlay's
+    count still naming it). Each with its index, its name and the names it may give those
+    kinds the build holds; judged as :func:`idle_images` judges (the whole build held, no
+    ``configurations`` adding replica fields)."""
+    if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k or (
+            k.body.get("configurations")):
+        return []
+    entries = [(i, e["name"]) for i, e in enumerate(items(k.body.get("replicas")))
+               if isinstance(e, dict) and isinstance(e.get("name"), str) and e["name"]
+               and "${" not in e["name"]]
+    if not entries:
+        return []
+    build = graph.build(k.directory)
+    if not held_whole(build):
+        return []
+    names: set[str] = set()  # (as kustomize matches them: the name now or before a rename)
+    for r in build.resources:
+        if r.kind in REPLICA_KINDS:
+            names.add(r.name)
+            names.update(p[2] for p in r.renames.previous)
+    return [(i, name, sorted(names)) for i, name in entries if name not in names]
 
 
 def idle_images(graph: Graph, k: Kustomization) -> list[tuple[int, str, list[str]]]:
@@ -2388,7 +2423,8 @@ def any_refused(model: Model) -> bool:
         any(k.body.get("vars") for k in graph.by_dir.values())
         and any(refusing_var(graph, k) is not None for k in graph.by_dir.values())) or any(
         refusing_replacement(graph, k) is not None for k in graph.by_dir.values()
-        if k.body.get("replacements"))
+        if k.body.get("replacements")) or any(
+        refusing_replicas(graph, k) for k in graph.by_dir.values() if k.body.get("replicas"))
 
 
 def controlled(model: Model, k: Kustomization) -> Callable[[], bool]:
