@@ -364,6 +364,43 @@ def test_a_file_only_a_generator_reads_that_does_not_parse_is_not_certain(
     assert "only a ConfigMap or Secret generator reads it" in blueprint.message
 
 
+@pytest.mark.parametrize(("post_build", "values", "found"), [
+    # substituted before Helm reads it, and a word there parses: nothing to say
+    ("postBuild: {substitute: {DOMAIN: example.org}}", "targets: [vault.${DOMAIN}:8200]\n",
+     []),
+    # not substituted: Helm reads `${DOMAIN}` as written, which does not parse
+    ("", "targets: [vault.${DOMAIN}:8200]\n", [(1, "error")]),
+    # substituted, but broken whatever the value
+    ("postBuild: {substitute: {DOMAIN: example.org}}", "targets: [vault.${DOMAIN}:8200\n",
+     [(1, "error")]),
+])
+def test_a_variable_in_a_file_only_a_generator_reads_is_judged_once_flux_substitutes_it(
+        tmp_path: Path, post_build: str, values: str, found: list[tuple[int, str]]) -> None:
+    """Judge round DN (ricsanfre/pi-cluster): a Helm values file a ConfigMap generator
+    reads (`files: [values.yaml]`), `[vault.${CLUSTER_DOMAIN}:8200]` in it: "kustomize
+    parses the file before Flux's postBuild substitutes", an error; kustomize reads a
+    generator's file as text, Flux substitutes the ConfigMap, and Helm parses
+    `[vault.homelab.example:8200]`."""
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "clusters/home/sync.yaml": (
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: apps, namespace: flux-system}\n"
+            f"spec: {{interval: 1h, prune: true, path: ./apps, "
+            f"{post_build + ', ' if post_build else ''}"
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n"),
+        "apps/kustomization.yaml": ("configMapGenerator:\n- name: monitoring-values\n"
+                                    "  namespace: monitoring\n  files: [values.yaml]\n"),
+        "apps/values.yaml": values,
+    })
+    result = lint_dir(tmp_path, only=["yaml-syntax"])
+    got = [(f.line, f.severity) for f in result.findings if f.file == "apps/values.yaml"]
+    assert got == found
+    # (never "kustomize parses the file": it reads a generator's file as text)
+    assert not any("kustomize parses" in f.message for f in result.findings)
+
+
 def test_a_variable_that_breaks_the_yaml_of_a_flux_build_fails_the_build(tmp_path: Path) -> None:
     """New-user trial sixty-seven (D1): `hosts: [blog.${CLUSTER_DOMAIN}]` in a file a Flux
     Kustomization builds was a `placeholder` warning, "Flux's postBuild substitutes before
