@@ -4728,3 +4728,69 @@ def test_a_cluster_secret_s_labels_are_as_the_applicationset_s_build_gives_them(
         [("apps/web/deploy.yaml", "error")] if own_build else [])
     assert bool([f for f in result.findings if f.kind == "not-applied"
                  and f.file.startswith("apps/")]) is not own_build
+
+
+@pytest.mark.parametrize(("remote", "severity"), [
+    ("git@github.com:acme/manifests.git", "warning"),  # another repository: a guess
+    ("https://github.com/acme/constraints", "error"),  # this one
+    (None, "error"),  # no remote: which repository this is, is not known
+])
+def test_a_root_application_of_another_repository_than_the_remote_is_a_guess(
+        tmp_path: Path, remote: str | None, severity: str) -> None:
+    """Judge round DN (StatCan/aaw-argocd-manifests): the one Application no root applies
+    reads `path: .` of aaw-gatekeeper-constraints, recursively; `.` is in every tree, so the
+    whole repository was walked as its directory, and its objects' errors were promises of
+    objects named as no cluster has them. The checkout's remote names another repository:
+    what it reads is a guess."""
+    write(tmp_path, {
+        "gatekeeper/constraints.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: constraints, namespace: argocd}
+            spec:
+              project: default
+              source:
+                repoURL: https://github.com/acme/constraints.git
+                path: .
+                directory: {recurse: true}
+              destination: {server: https://kubernetes.default.svc, namespace: apps}
+        """,
+        "apps/web.yaml": FLOATING % "web",
+    })
+    if remote is not None:
+        git = ["git", "-C", str(tmp_path)]
+        subprocess.run([*git, "init", "-q"], check=True)
+        subprocess.run([*git, "remote", "add", "origin", remote], check=True)
+    result = lint_dir(tmp_path, only=["image-digest"])
+    (image,) = result.findings
+    assert image.severity == severity
+    if severity == "warning":
+        assert ("whether github.com/acme/constraints is this repository: the Application in "
+                "gatekeeper/constraints.yaml reads its files from it, and this checkout's "
+                "remote is github.com/acme/manifests") in image.message
+
+
+def test_root_applications_naming_this_repository_by_its_old_name_are_no_guess(
+        tmp_path: Path) -> None:
+    """A renamed repository (GitHub redirects its old URL): the remote names the new one,
+    the Applications, most of the tree's sources, still the old: they read this tree."""
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: %s, namespace: argocd}
+        spec:
+          project: default
+          source: {repoURL: https://github.com/acme/home-old.git, path: %s}
+          destination: {server: https://kubernetes.default.svc, namespace: apps}
+    """
+    write(tmp_path, {"roots/web.yaml": app % ("web", "apps/web"),
+                     "roots/api.yaml": app % ("api", "apps/api"),
+                     "apps/web/web.yaml": FLOATING % "web",
+                     "apps/api/api.yaml": FLOATING % "api"})
+    git = ["git", "-C", str(tmp_path)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "remote", "add", "origin", "https://github.com/acme/home.git"],
+                   check=True)
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert sorted((f.object, f.severity) for f in result.findings) == [
+        ("Deployment/apps/api", "error"), ("Deployment/apps/web", "error")]
