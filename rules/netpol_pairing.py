@@ -1386,7 +1386,10 @@ class _Group:
 
         self.names = names
         self.isolated = _isolated_by(net, first.pods, "ingress")
-        found = _ingress_hint(net, first.pods, sorted(namespaces))
+        # (a rule naming the first caller's namespace: the fix is said of its pods; new-user
+        # trial seventy-one D3 was told to widen a rule of namespace shop to admit
+        # shop-staging's pods, which its namespaceSelector never admits)
+        found = _ingress_hint(net, first.pods, [first.policy.namespace])
         self.hint = found[0] if found is not None else None
         # the ingress rule that admits them on other ports, if one does: where its ports are
         # written the finding has a place too (a review's, when the change moved them)
@@ -1457,6 +1460,11 @@ def _unmatched_violation(net: Network, first: _Unmatched, group: _Group) -> Viol
         fix = f"Widen the ingress rule {hint} to admit {who} on {_ports_short(rule)}{group.kept}."
     else:
         fix = f"Add an ingress rule in {where} admitting {who} on {_ports_short(rule)}."
+    if (namesake := _namesake(net, policy.namespace, pods)) is not None:
+        # (new-user trial seventy-one D3/D4: staging's egress rule still naming the `data` of
+        # production, the fix opened production's database to staging)
+        fix += (f" Or, if {policy.namespace}'s pods mean {namesake} (its environment's copy), "
+                f"point this egress rule at namespace {namesake.partition('/')[0]} instead.")
     key = format_path(first.peer.path) + (f" -> {first.peer_name}" if first.peer_name else "")
     edits = () if hint or not group.one_namespace or who != f"namespace {policy.namespace}" else (
         _admit_edits(net, pods, policy.namespace, policy.obj.get(rule.path + ("ports",))))
@@ -4661,6 +4669,24 @@ def _keeping_out(policy: Policy, peer: Peer, labels: Mapping[str, str]) -> Path 
         if labels.get(name) != str(value):
             return (*at, "matchLabels", key)
     return at
+
+
+def _namesake(net: Network, caller: str, pods: Sequence[int]) -> str | None:
+    """The workload of ``pods``' name in another namespace that names the caller's
+    environment as the caller's namespace does (``data-staging/postgres`` for a caller in
+    ``shop-staging`` whose egress names ``data``'s postgres): ``namespace/name``, or None."""
+    if not pods:
+        return None
+    first = net.pods[pods[0]]
+    dst = first.namespace
+    for pod in net.pods:
+        ns = pod.namespace
+        if pod.name != first.name or ns in (dst, caller):
+            continue
+        if ns.startswith(dst + "-") and caller.endswith(ns[len(dst):]) or (
+                ns.endswith("-" + dst) and caller.startswith(ns[:len(ns) - len(dst)])):
+            return f"{ns}/{pod.name}"
+    return None
 
 
 def _peer_namespaces(policy: Policy, peer: Peer) -> frozenset[str]:

@@ -1276,6 +1276,35 @@ def test_a_host_and_its_port_in_two_env_values_are_one_call(tmp_path: Path) -> N
         "server admits it")
 
 
+def test_a_host_and_its_port_read_by_configmapkeyref_are_one_call(tmp_path: Path) -> None:
+    """New-user trial seventy-one D4: DATABASE_HOST and DATABASE_PORT each read by
+    `configMapKeyRef` from the overlay's ConfigMap: no call was read, and the only error,
+    an egress rule's, sent its fix to the wrong namespace. One call, at the host's env."""
+    client = CLIENT.replace(
+        '        env: [{name: API, value: "http://api.server:8080/v1"}]',
+        '        env:\n'
+        '        - name: API_HOST\n'
+        '          valueFrom: {configMapKeyRef: {name: app-config, key: api-host}}\n'
+        '        - name: API_PORT\n'
+        '          valueFrom: {configMapKeyRef: {name: app-config, key: api-port}}') + """
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: app-config, namespace: client}
+data:
+  api-host: api.server
+  api-port: "8080"
+"""
+    result = run(tmp_path, NAMESPACES + client + SERVER + DENY_SERVER)
+    assert [(f.severity, f.object, f.path, f.line) for f in result.findings] == [
+        ("error", "Deployment/client/app",
+         "spec.template.spec.containers[0].env[0] -> api.server:8080",
+         line_of(tmp_path, "name: API_HOST"))]
+    assert result.findings[0].message.startswith(
+        "client/app calls api.server:8080 (server/api on TCP 8080), but no ingress rule in "
+        "server admits it")
+
+
 def test_a_host_and_its_port_in_an_envfrom_configmap_are_one_call(tmp_path: Path) -> None:
     """New-user trial twenty-nine: `DB_HOST` and `DB_PORT` of a ConfigMap the container
     loads whole with `envFrom` are env values too: one call, said at the host's key."""
@@ -2653,3 +2682,84 @@ def test_a_database_client_without_a_port_option_calls_its_default_port(
     if called:
         assert result.findings[0].message.startswith(
             "client/app calls api.server:5432 (server/api on TCP 5432)")
+
+
+def _env_tree(caller_namespaces: tuple[str, ...]) -> str:
+    """data and data-staging each run postgres; data admits shop's storefront only; a
+    catalog-sync in each of ``caller_namespaces`` has an egress rule to data's postgres."""
+    out = []
+    for ns in ("shop", "shop-staging", "data", "data-staging"):
+        out.append(f"apiVersion: v1\nkind: Namespace\nmetadata: {{name: {ns}}}\n")
+    for ns in ("data", "data-staging"):
+        out.append(f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: postgres, namespace: {ns}}}
+spec:
+  selector: {{matchLabels: {{app: postgres}}}}
+  template:
+    metadata: {{labels: {{app: postgres}}}}
+    spec: {{containers: [{{name: pg, image: postgres, ports: [{{containerPort: 5432}}]}}]}}
+""")
+    out.append("""apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: postgres, namespace: data}
+spec:
+  podSelector: {matchLabels: {app: postgres}}
+  policyTypes: [Ingress]
+  ingress:
+  - from:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: shop}}
+      podSelector: {matchLabels: {app: storefront}}
+    ports: [{port: 5432}]
+""")
+    for ns in caller_namespaces:
+        out.append(f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: catalog-sync, namespace: {ns}}}
+spec:
+  selector: {{matchLabels: {{app: catalog-sync}}}}
+  template:
+    metadata: {{labels: {{app: catalog-sync}}}}
+    spec: {{containers: [{{name: sync, image: sync}}]}}
+""")
+        out.append(f"""apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {{name: catalog-sync, namespace: {ns}}}
+spec:
+  podSelector: {{matchLabels: {{app: catalog-sync}}}}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - namespaceSelector: {{matchLabels: {{kubernetes.io/metadata.name: data}}}}
+      podSelector: {{matchLabels: {{app: postgres}}}}
+    ports: [{{port: 5432}}]
+""")
+    return "---\n".join(out)
+
+
+def test_an_egress_fix_widens_only_a_rule_of_the_caller_s_namespace_and_names_its_copy(
+        tmp_path: Path) -> None:
+    """New-user trial seventy-one D3: staging's catalog-sync still naming production's `data`;
+    the fix said to widen data's rule of namespace shop to admit shop-staging's pods, which
+    its namespaceSelector never admits, opening production's database if it could. The
+    rule widened is one of the caller's namespace; the namesake in the caller's environment
+    is named."""
+    result = run(tmp_path / "staging", _env_tree(("shop-staging",)))
+    (egress,) = [f for f in result.findings if f.kind == "egress-unmatched"]
+    assert egress.fix == (
+        "Add an ingress rule in data admitting namespace shop-staging on 5432. Or, if "
+        "shop-staging's pods mean data-staging/postgres (its environment's copy), point this "
+        "egress rule at namespace data-staging instead.")
+    # (staging's and production's callers, one finding at staging's: before, "Widen the
+    # ingress rule spec.ingress[0] of data/postgres to admit shop-staging/catalog-sync")
+    result = run(tmp_path / "both", _env_tree(("shop-staging", "shop")))
+    (egress,) = [f for f in result.findings if f.kind == "egress-unmatched"]
+    assert egress.object == "NetworkPolicy/shop-staging/catalog-sync"
+    assert egress.fix.startswith("Add an ingress rule in data admitting namespace shop-staging "
+                                 "and the 1 other calling workload on 5432. Or, if")
+    result = run(tmp_path / "prod", _env_tree(("shop",)))
+    (egress,) = [f for f in result.findings if f.kind == "egress-unmatched"]
+    assert egress.fix == (
+        "Widen the ingress rule spec.ingress[0] of data/postgres to admit shop/catalog-sync on "
+        "5432: its from[0].podSelector app=storefront selects no pod of shop/catalog-sync "
+        "(whose pods carry app=catalog-sync).")

@@ -2,7 +2,8 @@
 
 A pod intends the flows it names: ``http://svc.ns.svc.cluster.local:8080/v1``, ``svc.ns.svc:80``,
 ``svc.ns:443`` or ``svc:8080`` (its own namespace) in a container's env values, args and
-command, a host and its port in two env values of one prefix (``DB_HOST``, ``DB_PORT``), a
+command, a host and its port in two env values of one prefix (``DB_HOST``, ``DB_PORT``;
+written, or read by ``configMapKeyRef`` from a ConfigMap of the tree), a
 host and a port given to a client in the command and args (``nc -z db 3306``, ``pg_isready
 -h db -p 5432``, ``redis-cli -h cache -p 6379``: an init container waiting for a dependency),
 and in the data of ConfigMaps it references (``envFrom``, ``valueFrom
@@ -179,6 +180,13 @@ def declarations(
                     named.setdefault((ns, ref["name"]), set()).add(ref["key"])
                     if keys is not None:
                         keys.add(ref["key"])
+                    # the value a host or port reads from its ConfigMap (new-user trial
+                    # seventy-one D4: DATABASE_HOST and DATABASE_PORT by configMapKeyRef,
+                    # the call never read, the fix sent to the wrong namespace)
+                    cm = configmaps.get((ns, ref["name"]))
+                    read = cm.get(("data", ref["key"])) if cm is not None else None
+                    if isinstance(var.get("name"), str) and isinstance(read, str):
+                        plain.setdefault(var["name"], (read, at))
         for e, at in _host_port_pairs(plain, ns, unread, pod.obj, base):
             yield Declaration(pod.obj, base + at, e)
         for key in ("args", "command"):
