@@ -82,6 +82,12 @@ def test_sarif_is_valid_sarif_2_1_0(repo: Path, capsys: pytest.CaptureFixture[st
         "startLine": 12, "startColumn": 3}
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "k8s/app.yaml"
     assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == "yaml-syntax"
+    # the check, rule[kind] as `reviewbot explain` takes it, in the result's property bag
+    # (new-user trial seventy-one W1: a CI filter could not tell change-safety[deleted-data]
+    # from change-safety[deleted]; the JSON contract's keys stay as they are)
+    assert result["properties"] == {"check": "yaml-syntax"}
+    assert all(r["properties"]["check"].partition("[")[0] == r["ruleId"]
+               for r in run["results"])
 
 
 def test_github_annotations(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

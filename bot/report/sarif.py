@@ -51,6 +51,7 @@ def render_sarif(report: Report, color: bool = False) -> str:
                 },
             }],
             "partialFingerprints": {"reviewbot/v1": f.fingerprint},
+            "properties": {"check": f.check},  # rule[kind], as `reviewbot explain` takes it
         }
         if f.rule in index:
             result["ruleIndex"] = index[f.rule]
