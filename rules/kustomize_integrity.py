@@ -565,9 +565,10 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     referenced: set[str] = set()
     missing_in: set[str] = set()
     unincluded = frozenset(model.derived.get("unincluded-components", ()))
+    meant: set[str] = set()
     for k in kustomize:
         alone = k.directory in unincluded
-        for violation in _check_entries(k, index, graph, referenced, model):
+        for violation in _check_entries(k, index, graph, referenced, model, meant):
             missing_in.add(k.directory)
             yield _unincluded(violation) if alone else violation
         for violation in _bare_patches(k, referenced, model):
@@ -584,7 +585,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     for obj in model.objects:
         if RENDERED not in obj.annotations:  # built objects: kustomize itself checked them
             objects_by_file.setdefault(obj.file, []).append(obj)
-    told: set[str] = set()
+    told: set[str] = set(meant)
     # without roots, a folder of patches holds no object (with roots, the walk says)
     patch_owner = patch_folders(kustomize, folders=graph.dirs) if model.derived.get(
         "reach") is None else {}
@@ -746,7 +747,10 @@ def _build_failures(model: Model, graph: Graph, explained: set[str]) -> Iterator
 
 def _check_entries(
     k: Kustomization, index: TreeIndex, graph: Graph, referenced: set[str], model: Model,
+    meant: set[str],
 ) -> Iterator[Violation]:
+    """The entries of ``k`` kustomize cannot resolve; ``meant`` collects the files of a close
+    name a missing entry's fix points at (said there, not as unlisted files)."""
     # who applies ``k`` (``appliers``: every Flux/Argo path's build, once per model) is asked
     # only when an entry is missing; a tree without one never works it out (JJGadgets-
     # Biohazard, onedr0p-home-ops: nothing else in a lint asks, ~25% of this rule)
@@ -808,6 +812,12 @@ def _check_entries(
                 + ([posixpath.dirname(target)] if posixpath.dirname(target) else []))
             renamed = "" if near or entry.field == "components" else _lone_unlisted(
                 posixpath.dirname(target), files, listed, graph)
+            # the file the entry means is the entry's to fix, not an unlisted file to add or
+            # delete (new-user trial seventy-one W3: `namespaces.yaml` for namespace.yaml,
+            # and a warning beside the error telling to delete namespace.yaml)
+            if near:
+                meant.add(join(k.directory, near))
+                referenced.add(join(k.directory, near))
         yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} {gone}; {refused}",
                   "missing", text, drop, fix=(
                       f"Point the entry at {near!r}, the "

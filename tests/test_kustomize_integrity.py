@@ -4661,3 +4661,18 @@ def test_a_marker_naming_a_policy_with_two_letters_swapped_is_told_the_policy(
     })
     assert [f.fix for f in lint(tmp_path).findings if f.kind == "image-policy"] == [
         "Name the policy flux-system:web in the marker, or add ImagePolicy flux-system/wbe."]
+
+
+def test_the_file_a_misspelt_entry_means_is_no_unlisted_file_to_delete(tmp_path: Path) -> None:
+    """New-user trial seventy-one W3: `namespaces.yaml` listed for namespace.yaml; beside the
+    error pointing the entry at namespace.yaml, a warning said to add namespace.yaml or
+    delete it: deleting it prunes the Namespace once the entry is fixed. The entry's fix
+    says it once."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app/kustomization.yaml").write_text("resources: [namespaces.yaml]\n")
+    (tmp_path / "app/namespace.yaml").write_text(
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n")
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(f.file, f.kind, f.fix) for f in result.findings] == [
+        ("app/kustomization.yaml", "missing", "Point the entry at 'namespace.yaml', the file "
+         "of a close name, or add the missing file.")]
