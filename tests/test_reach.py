@@ -4794,3 +4794,44 @@ def test_root_applications_naming_this_repository_by_its_old_name_are_no_guess(
     result = lint_dir(tmp_path, only=["image-digest"])
     assert sorted((f.object, f.severity) for f in result.findings) == [
         ("Deployment/apps/api", "error"), ("Deployment/apps/web", "error")]
+
+
+def test_a_failing_build_an_applier_of_another_revision_reads_is_a_doubt_not_a_fact(
+        tmp_path: Path) -> None:
+    """Judge round DN (ADORSYS-GIS/fineract-gitops): the dev app of apps reads revision
+    dev/fineract-deployment; this tree's build of its folder fails (an entry missing here),
+    and every child's object was "Not applied: the build of what applies ... fails", a
+    fact of a build its applier never makes. What this tree shows is not what it reads: a
+    doubt, which says so."""
+    write(tmp_path, {
+        "bootstrap/dev.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: dev-apps, namespace: argocd}
+            spec:
+              project: default
+              source: {repoURL: https://github.com/acme/fleet.git, path: argocd/dev,
+                       targetRevision: dev/next}
+              destination: {server: https://kubernetes.default.svc, namespace: argocd}
+        """,
+        "argocd/dev/kustomization.yaml": "resources: [web.yaml, gone.yaml]\n",
+        "argocd/dev/web.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: web, namespace: argocd}
+            spec:
+              project: default
+              source: {repoURL: https://github.com/acme/fleet.git, path: apps/web,
+                       targetRevision: dev/next}
+              destination: {server: https://kubernetes.default.svc, namespace: apps}
+        """,
+        "apps/web/web.yaml": FLOATING % "web",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    (image,) = result.findings
+    assert image.severity == "warning"
+    assert "Not applied" not in image.message
+    assert image.message.endswith(
+        "Not certain: reviewbot could not see the files the Application in bootstrap/dev.yaml "
+        "applies: it reads revision dev/next of this repository, not the commit checked out, "
+        "whose files reviewbot read.")

@@ -356,8 +356,9 @@ def build_model(
     _unread_patch_doubts(model, graph)
     _transient_doubts(model, graph)
     _unparsed_kustomization_doubts(model)
+    unseen: set[int] = set()  # objects only appliers reading an unseen revision apply
     if reach is not None and (reach.guessed or any(a.elsewhere for a in reach.applied)):
-        _walk_doubts(model, reach)
+        unseen = _walk_doubts(model, reach)
     _suspended_doubts(model)
     _ytt_doubts(model)
     _chart_crd_doubts(model)
@@ -393,9 +394,21 @@ def build_model(
     # object below it was "Not applied" though Flux builds its subfolders)
     if refused and not (reach is None and model.scope_doubt):
         values = {id(p.obj): p.obj for p in model.pods if isinstance(p.obj, ValuesObject)}
+        # (not where what applies it reads another revision: the build this tree makes is
+        # not the one its applier reads, and the doubt says so; judge round DN: fineract's
+        # dev app of apps, every child's object "Not applied" as a fact)
+        elsewhere = {(id(r.doc), tuple(r.path)): a.elsewhere for a in reach.applied
+                     for r in a.by if a.elsewhere} if reach is not None else {}
         for obj in (*objects, *values.values()):
-            if (failing := failing_build(model, obj)) is not None:
-                model.unbuilt[id(obj)] = failing
+            if id(obj) in unseen or (failing := failing_build(model, obj)) is None:
+                continue
+            notes = [elsewhere.get((id(m.applier.doc), tuple(m.applier.path)))
+                     if m.applier is not None else None
+                     for m in (makers(model, obj) if elsewhere else ())]
+            if notes and all(notes):
+                model.doubts.setdefault(id(obj), str(notes[0]))
+                continue
+            model.unbuilt[id(obj)] = failing
     _waiting_unbuilt(model)
     model.pods.extend(custom_resource_pods(model))  # CRD-declared and structural pod templates
     of_clusters = [model.clusters.get(id(o), ()) for o in objects] if (
@@ -1353,13 +1366,14 @@ def _suspended_doubts(model: Model) -> None:
                 "(spec.suspend: true)")
 
 
-def _walk_doubts(model: Model, reach: Reach) -> None:
+def _walk_doubts(model: Model, reach: Reach) -> set[int]:
     """What the walk could not see of the objects only some builds make, said by their
     findings: the objects only clusters rooted through a sync path's placeholder receive
     (``Reach.guessed``: whether the placeholder names their folder), and those only
     Applications reading another revision of this repository apply (``Applied.elsewhere``:
     ``targetRevision: dev`` under a root of the default branch; HowDiggy/k8s-gitops: an
     error held only because the dev branch has the same line)."""
+    unseen: set[int] = set()  # the objects doubted as read from another revision: returned
     clusters: dict[int, set[str]] = {}  # id(document) -> the clusters its builds are for
     notes: dict[int, list[str | None]] = {}  # id(document) -> each build's note
     for applied in reach.applied:
@@ -1373,6 +1387,7 @@ def _walk_doubts(model: Model, reach: Reach) -> None:
             model.doubts.setdefault(id(obj), reach.guessed[min(found)])
         elif (said := notes.get(id(obj.doc))) and all(said) and said[0] is not None:
             model.doubts.setdefault(id(obj), said[0])
+            unseen.add(id(obj))
     # the findings of a file itself (a kustomization's missing entry) when every build that
     # read it applies another revision (ADORSYS-GIS/fineract-gitops' dev app of apps)
     elsewhere = [a for a in reach.applied if a.elsewhere]
@@ -1385,6 +1400,7 @@ def _walk_doubts(model: Model, reach: Reach) -> None:
             for file in applied.files:
                 if file not in certain:
                     model.file_doubts.setdefault(file, str(applied.elsewhere))
+    return unseen
 
 
 def _built_from_outside(kustomizations: Iterable[Kustomization], within: str,
