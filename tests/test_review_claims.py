@@ -1900,3 +1900,8 @@ spec:
     inline = err.split("inline comment(s)", 1)[1]
     assert "\nnp.yaml:1\n" in inline and "Not shown inline" not in out
     assert "no egress rule allows DNS" in inline
+    # its fix restores what the change removed first (new-user trial seventy-one W2: "Add
+    # an egress rule to kube-dns", beside the deletion's "nothing to do if intended")
+    fix = inline.split("**Fix:** ", 1)[1].split("\n", 1)[0].replace("\\", "")
+    assert fix.startswith("Restore NetworkPolicy shop/allow-dns, which this change removes (it "
+                          "let these pods reach DNS), or add an egress rule to kube-dns"), fix

@@ -719,6 +719,7 @@ def at_removed_policies(findings: Sequence[Finding], diff: TreeDiff, base: Model
     anchors = Anchors(base, head)
     out = []
     for f in findings:
+        f = _restoring(f, removed)
         if f.rule == "netpol-pairing" and (f.new or f.worse) and f.anchor is None and (
                 f.file not in head.files or f.file not in base.files
                 or not _in_diff(anchors, f)):
@@ -738,6 +739,43 @@ def at_removed_policies(findings: Sequence[Finding], diff: TreeDiff, base: Model
                     f = replace(f, anchor=(place[0], place[1]))
         out.append(f)
     return out
+
+
+def _restoring(f: Finding, removed: Sequence[KObject]) -> Finding:
+    """A new DNS denial whose pods' namespace had a policy letting DNS out that the change
+    removes: its fix names that policy first (new-user trial seventy-one W2: allow-dns
+    dropped from a Component, the fix said to add an egress rule to kube-dns, and the
+    deletion's info beside it "nothing to do if removing it is intended")."""
+    if f.rule != "netpol-pairing" or f.kind != "dns-denied" or not (f.new or f.worse):
+        return f
+    spaces = {p.object.split("/")[1] for p in (f, *f.others) if p.object.count("/") == 2}
+    lost = sorted({f"{o.kind} {o.namespace}/{o.name}" if o.namespace else f"{o.kind} {o.name}"
+                   for o in removed if (not o.namespace or o.namespace in spaces)
+                   and _lets_dns_out(o)})
+    if not lost:
+        return f
+    restore = " and ".join(lost[:2]) + (f" and {len(lost) - 2} more" if len(lost) > 2 else "")
+    fix = f.fix[:1].lower() + f.fix[1:] if f.fix else "add an egress rule to kube-dns."
+    they = "they" if len(lost) > 1 else "it"
+    return replace(f, fix=f"Restore {restore}, which this change removes ({they} let these "
+                          f"pods reach DNS), or {fix}")
+
+
+def _lets_dns_out(policy: KObject) -> bool:
+    """Whether a network policy as written has an egress rule naming port 53 (a
+    NetworkPolicy's ``ports``, a Cilium policy's ``toPorts[].ports``)."""
+    spec = policy.get(("spec",))
+    rules = spec.get("egress") if isinstance(spec, dict) else None
+    for rule in rules if isinstance(rules, list) else ():
+        if not isinstance(rule, dict):
+            continue
+        written = rule.get("ports") or rule.get("toPorts")
+        for item in written if isinstance(written, list) else ():
+            inner = item.get("ports") if isinstance(item, dict) and "ports" in item else [item]
+            for port in inner if isinstance(inner, list) else ():
+                if isinstance(port, dict) and str(port.get("port")) in ("53", "dns", "dns-tcp"):
+                    return True
+    return False
 
 
 def _in_diff(anchors: Any, place: Finding) -> bool:
