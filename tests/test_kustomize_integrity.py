@@ -1425,6 +1425,30 @@ def test_a_manifest_beside_a_kustomization_a_script_applies_is_said_so(
                       "applies it (kubectl apply -f)")]
 
 
+@pytest.mark.parametrize(("script", "applied"), [
+    ("kubectl --dry-run=client apply -f ../argocd/root.yaml\n", False),
+    ("kubectl apply --dry-run=server -f ../argocd/root.yaml\n", False),
+    ("kubectl apply --dry-run -f ../argocd/root.yaml\n", False),
+    ("kubectl apply --dry-run=none -f ../argocd/root.yaml\n", True),  # (none: it applies)
+])
+def test_a_script_s_dry_run_applies_nothing(tmp_path: Path, script: str,
+                                            applied: bool) -> None:
+    """Judge round DO (geoffdavis/talos-gitops): a test script's `kubectl --dry-run=client
+    apply -f ../infrastructure/.../job.yaml` made the Job a cluster's; an image error of it
+    was a latent false error. A dry run applies nothing."""
+    from .helpers import lint_dir
+
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: argocd}\n"
+    write(tmp_path, {
+        "argocd/kustomization.yaml": "resources: [install.yaml]\n",
+        "argocd/install.yaml": cm % "install",
+        "argocd/root.yaml": cm % "root",
+        "scripts/test-root.sh": script,
+    })
+    kinds = [f.kind for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings]
+    assert kinds == (["applied-by-script"] if applied else ["unreachable"])
+
+
 def test_an_unlisted_flux_kustomization_of_its_own_folder_is_not_to_be_listed_there(
         tmp_path: Path) -> None:
     """Judge round AP: monosense-io/k8s-gitops' kafka/ks.yaml, a Flux Kustomization whose
