@@ -453,7 +453,9 @@ def test_removals_under_prune_delete_and_without_prune_orphan(
     assert messages["apps/pvc.yaml"].startswith(
         "PersistentVolumeClaim shop/data is removed from the tree, and Kustomization "
         "flux-system/apps (spec.prune: true) prunes: it is deleted in the cluster")
-    assert "everything in namespace shop (2 objects of this repository" in messages[
+    # the data among them named (new-user trial seventy-one W5: "11 objects" alone)
+    assert ("everything in namespace shop (2 objects of this repository, among them "
+            "PersistentVolumeClaim data, and whatever else runs there)") in messages[
         "apps/ns.yaml"]
     # Without prune the same removal leaves the objects running, unmanaged.
     other = GitRepo(tmp_path / "other")
@@ -2163,7 +2165,7 @@ spec:
         "../../base/namespaces), and Argo CD Application argocd/platform-prod "
         "(syncPolicy.automated.prune: true) prunes: it is deleted in cluster prod (cluster "
         "staging keeps it), which deletes everything in namespace db (1 object of this "
-        "repository, and whatever else runs there)")
+        "repository, among them PersistentVolumeClaim data, and whatever else runs there)")
 
 
 def test_the_same_kustomization_of_another_cluster_is_named_with_its_cluster(
@@ -2258,7 +2260,7 @@ def test_a_statefulset_whose_namespace_goes_with_it_takes_its_claims(
     gone = repo.commit({"clusters/prod/kustomization.yaml": "resources: []\n",
                         "clusters/prod/db.yaml": None})
     _, found = review(repo, base, gone, capsys)
-    (sts_said,) = [f["message"] for f in found if "StatefulSet" in f["message"]]
+    (sts_said,) = [f["message"] for f in found if f["object"].startswith("StatefulSet/")]
     assert sts_said.endswith(
         "which deletes its pods at once, and its claims (data) with namespace db, which this "
         "change deletes: with reclaim policy Delete, the data of their volumes")
@@ -2267,7 +2269,7 @@ def test_a_statefulset_whose_namespace_goes_with_it_takes_its_claims(
                         "clusters/prod/db.yaml": APP_KS.format(app="db", prune="true"),
                         "apps/db/kustomization.yaml": "resources: [ns.yaml]\n"})
     _, found = review(repo, base, kept, capsys)
-    (sts_said,) = [f["message"] for f in found if "StatefulSet" in f["message"]]
+    (sts_said,) = [f["message"] for f in found if f["object"].startswith("StatefulSet/")]
     assert sts_said.endswith("its claims (data) are retained, unused")
 
 

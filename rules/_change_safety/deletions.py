@@ -1067,6 +1067,12 @@ def _flag_text(obj: KObject, *path: str) -> str:
     return "true" if value is True else "false" if value is False else "unset"
 
 
+def _listed(names: Sequence[str], most: int = 3) -> str:
+    """``names`` joined, at most ``most`` of them, then a count."""
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most
+                                      else "")
+
+
 def _data_lost(obj: KObject, base: Model, emptied: frozenset[str] = frozenset()
                ) -> str | None:
     kind = obj.kind
@@ -1077,8 +1083,20 @@ def _data_lost(obj: KObject, base: Model, emptied: frozenset[str] = frozenset()
         # stays: new-user trial forty-five counted staging's objects in prod's)
         inside = [o for o in base.objects if o.namespace == obj.name and o is not obj and (
             not mine or mine & base.clusters.get(id(o), frozenset()))]
-        return (f"everything in namespace {obj.name} ({count_text(inside)} of this repository, "
-                "and whatever else runs there)")
+        # the data among them, named (new-user trial seventy-one W5: "11 objects" of a
+        # namespace holding a backup claim and two databases' claims)
+        claims = sorted({o.name for o in inside
+                         if o.kind == "PersistentVolumeClaim" and o.group == ""})
+        stateful = sorted({o.name for o in inside if o.kind == "StatefulSet" and o.group == "apps"
+                           and o.get(("spec", "volumeClaimTemplates"))})
+        named = [f"PersistentVolumeClaim{'s' if len(claims) > 1 else ''} {_listed(claims)}"
+                 ] if claims else []
+        if stateful:
+            named.append(f"the claims of StatefulSet{'s' if len(stateful) > 1 else ''} "
+                         f"{_listed(stateful)}")
+        among = f", among them {' and '.join(named)}" if named else ""
+        return (f"everything in namespace {obj.name} ({count_text(inside)} of this repository"
+                f"{among}, and whatever else runs there)")
     if kind == "CustomResourceDefinition" and obj.group == "apiextensions.k8s.io":
         group = obj.get(("spec", "group"))
         crd_kind = obj.get(("spec", "names", "kind"))
