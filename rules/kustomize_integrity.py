@@ -2871,8 +2871,8 @@ def _dependencies(model: Model) -> Iterator[Violation]:
             # (one the repository declares in a file no root applies is its own, not
             # one a source it cannot see makes)
             kind="dependency", doubt=None if unapplied else (
-                (unseen and flux_unseen_in(model, lacking)) or _without_flux(model, lacking)
-                or _part_doubt(model)),
+                (unseen and flux_unseen_in(model, lacking, namespace))
+                or _without_flux(model, lacking) or _part_doubt(model)),
             unbuilt=failing[0] if failing and all(failing) else None,
             fix=_elsewhere(part, f"Name a {obj.kind} the cluster has" + (
                 f" (the entry's namespace defaults to {obj.namespace})" if namespace == (
@@ -3244,8 +3244,8 @@ def _sources(model: Model) -> Iterator[Violation]:
             + (f"{IN_PART}: if the cluster does not have it either, {cannot}" if in_part(
                 model) else f"which {where} not have, so {cannot}")
             + (f" (did you mean {near}?)" if near else ""),
-            kind="source", doubt=(unseen and flux_unseen_in(model, lacking)) or _without_flux(
-                model, lacking) or _part_doubt(model),
+            kind="source", doubt=(unseen and flux_unseen_in(model, lacking, namespace))
+            or _without_flux(model, lacking) or _part_doubt(model),
             fix=_elsewhere(in_part(model), (
                 f"Name the {kind} the release's chart comes from ({near}), or add it."
                 if near else f"Name {'an' if kind[0] in 'AEIOU' else 'a'} {kind} the "
@@ -3266,9 +3266,11 @@ def _image_automation(model: Model) -> Iterator[Violation]:
     repositories = unmet_image_repositories(model)
     if not markers and not repositories:
         return
-    unseen = flux_unseen(model) or _part_doubt(model)
+    unseen = flux_unseen(model)
     for m in markers:
-        yield _digest_dropped(m) if m.why == "digest" else _marker_violation(m, unseen)
+        yield _digest_dropped(m) if m.why == "digest" else _marker_violation(m, (
+            unseen and flux_unseen_in(model, (), m.policy[0] if m.policy else None))
+            or _part_doubt(model))
     for r in repositories:
         obj, (namespace, name) = r.policy, r.wanted
         where = ("the cluster does" if not model.cluster_entries or len(r.lacking) == len(
@@ -3282,7 +3284,7 @@ def _image_automation(model: Model) -> Iterator[Violation]:
             "selects an image for it, so no image automation marker naming it is ever set"
             + (f" (did you mean {r.near}?)" if r.near else ""),
             kind="image-policy",
-            doubt=flux_unseen_in(model, list(r.lacking)) or _part_doubt(model),
+            doubt=flux_unseen_in(model, list(r.lacking), namespace) or _part_doubt(model),
             fix=(f"Name the ImageRepository the policy selects from ({r.near}), or add it."
                  if r.near else f"Add ImageRepository {namespace}/{name}, or name one the "
                  "cluster has."),

@@ -4700,3 +4700,37 @@ def test_the_file_a_misspelt_entry_means_is_no_unlisted_file_to_delete(tmp_path:
     assert [(f.file, f.kind, f.fix) for f in result.findings] == [
         ("app/kustomization.yaml", "missing", "Point the entry at 'namespace.yaml', the file "
          "of a close name, or add the missing file.")]
+
+
+@pytest.mark.parametrize(("target", "severity"), [
+    ("\n  targetNamespace: team-b", "error"),  # its objects land in team-b: none of ours
+    ("", "warning"),  # it may make flux-system's
+    ("\n  targetNamespace: flux-system", "warning"),
+])
+def test_a_tenant_source_confined_to_its_namespace_makes_no_platform_dependency(
+        tmp_path: Path, target: str, severity: str) -> None:
+    """New-user trial seventy-two D1: team-b's Kustomization of the team's own repository,
+    which reviewbot does not follow, with `targetNamespace: team-b`, made every missing
+    dependency of the platform a warning ("Not certain: what tenants/team-b/sync.yaml
+    applies"). Flux puts every namespaced object it applies in the target namespace: what
+    it applies is none of flux-system's."""
+    tenant = (
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+        "metadata: {name: team-b, namespace: team-b}\n"
+        "spec: {interval: 1h, url: https://github.com/acme/team-b, ref: {branch: main}}\n---\n"
+        f"apiVersion: {KS_API}\nkind: Kustomization\nmetadata: {{name: team-b, namespace: "
+        f"team-b}}\nspec:\n  interval: 1h\n  path: ./deploy{target}\n"
+        "  sourceRef: {kind: GitRepository, name: team-b}\n")
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": FLUX_APPS % "",
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources: [flux-system, tenants.yaml, team-b.yaml]\n",
+        "clusters/prod/team-b.yaml": tenant,
+        "clusters/prod/tenants.yaml": DEPENDENT % (
+            KS_API, "Kustomization", "tenants", "flux-system",
+            "\n  path: ./tenants\n  sourceRef: {kind: GitRepository, name: flux-system}",
+            "[{name: infra-config}]"),
+        "tenants/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: t, namespace: t}\n",
+    })
+    found = [(f.file, f.severity) for f in lint(tmp_path).findings if f.kind == "dependency"]
+    assert found == [("clusters/prod/tenants.yaml", severity)]

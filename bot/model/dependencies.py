@@ -164,21 +164,40 @@ def flux_unseen(model: Model) -> str | None:
     return _once(model, "flux-unseen", _flux_unseen)
 
 
-def flux_unseen_in(model: Model, clusters: Sequence[str]) -> str | None:
+def flux_unseen_in(model: Model, clusters: Sequence[str],
+                   namespace: str | None = None) -> str | None:
     """:func:`flux_unseen`, naming a source not followed that ``clusters`` apply where one
-    does (judge round BP: a doubt of nas-1's release named cluster-0's flux.yaml)."""
+    does (judge round BP: a doubt of nas-1's release named cluster-0's flux.yaml).
+    ``namespace``: that of the object wanted; a source whose every Flux Kustomization sets
+    another ``targetNamespace`` makes none there (Flux puts every namespaced object it
+    applies in that namespace: new-user trial seventy-two D1, a tenant's own repository
+    made every missing dependency of the platform a warning)."""
     found = flux_unseen(model)
     reach = model.derived.get("reach")
-    if found is None or reach is None or len(reach.not_followed) < 2 or not clusters:
+    if found is None or reach is None or not reach.not_followed:
         return found
     if found != _not_followed(*reach.not_followed[0]):
         return found  # (a chart template, a ResourceSet: no source of a cluster)
+    left = [(file, why) for file, why in reach.not_followed
+            if namespace is None or not _confined(model, file, namespace)]
+    if not left:
+        return None
     wanted = set(clusters)
-    for file, why in reach.not_followed:
+    for file, why in left if clusters else ():
         if any(o.file == file and wanted & set(model.clusters.get(id(o), ()))
                for o in model.objects):
             return _not_followed(file, why)
-    return found
+    return _not_followed(*left[0])
+
+
+def _confined(model: Model, file: str, namespace: str) -> bool:
+    """Whether every Flux Kustomization of ``file`` sets a ``targetNamespace`` other than
+    ``namespace`` (written as a name, no variable): what it applies lands there."""
+    found = [o for o in model.objects if o.file == file and o.kind == "Kustomization"
+             and o.group == "kustomize.toolkit.fluxcd.io"]
+    targets = [o.get(("spec", "targetNamespace")) for o in found]
+    return bool(found) and all(isinstance(t, str) and t and "$" not in t and t != namespace
+                               for t in targets)
 
 
 def _not_followed(file: str, why: str) -> str:
