@@ -187,6 +187,13 @@ reviewbot checks every `kustomization.yaml` in the tree:
   names no destination namespace: its comparison adds an InvalidSpecError ("Namespace for
   web apps/v1, Kind=Deployment is missing."), and Argo CD syncs nothing of it (Argo's own
   namespaced kinds, Rollouts' and Workflows', count as the API's);
+- a Flux Kustomization's `spec.serviceAccountName` names a ServiceAccount of its namespace
+  that the repository neither declares nor binds to a role (`impersonation`), where the
+  namespace holds a ServiceAccount of a close name, or ServiceAccounts the repository binds
+  (the tenant's RBAC is written there): kustomize-controller applies as that account, which
+  no RoleBinding grants anything, so every apply is forbidden and the Kustomization applies
+  nothing (`team-a-reconciler` where the repository declares and binds `team-a`). Else a
+  warning: the account and its binding may be made by hand or elsewhere;
 - a Flux Kustomization's (HelmRelease's) `spec.dependsOn` entry names a Kustomization
   (HelmRelease) its cluster has (`dependency`): kustomize-controller (helm-controller)
   looks it up before every reconciliation, the entry's namespace defaulting to the
@@ -540,7 +547,8 @@ SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error"
               "unset-variable": "error", "patch-shifted": "warning", "hook-order": "error",
               "remote-floating": "warning", "crd-order": "warning",
               "chart-floating": "warning", "image-policy": "error", "unsubstituted": "warning",
-              "wave-order": "warning", "digest-dropped": "warning", "missing-key": "error"}
+              "wave-order": "warning", "digest-dropped": "warning", "missing-key": "error",
+              "impersonation": "error"}
 BUILD_FAILED = "kustomize build failed: "
 # a build that runs kustomize plugins (``transformers``, ``generators``, ``validators``: a
 # builtin NamespaceTransformer from a folder, a KRM function), which reviewbot does not run
@@ -647,6 +655,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _sync_paths(model)
     yield from _resource_set_paths(model, graph)
     yield from _dependencies(model)
+    yield from _impersonations(model)
     yield from _substitutions(model)
     yield from _unset_variables(model)
     yield from _unsubstituted(model)
@@ -2832,6 +2841,55 @@ def _sync_paths(model: Model) -> Iterator[Violation]:
                     "repository known to be this one: a sync object's GitRepository of the "
                     "tree, a git remote of the checkout)"),
                 fix="Point the sync path at the cluster's folder.", **located)
+
+
+def _impersonations(model: Model) -> Iterator[Violation]:
+    """``impersonation``: a Flux Kustomization's ``serviceAccountName`` that names no
+    ServiceAccount of its namespace the repository declares, and none its RoleBindings or
+    ClusterRoleBindings bind (new-user trial seventy-two D2: `team-a-reconciler` for
+    `team-a`, "no findings"): kustomize-controller impersonates it, and the API server
+    forbids what no binding grants."""
+    users = [o for o in model.objects if o.kind == "Kustomization"
+             and o.group == "kustomize.toolkit.fluxcd.io"
+             and isinstance(o.get(("spec", "serviceAccountName")), str)]
+    if not users:
+        return
+    accounts: dict[str, set[str]] = {}
+    bound: set[tuple[str, str]] = set()
+    for o in model.objects:
+        if o.kind == "ServiceAccount" and o.group == "":
+            accounts.setdefault(o.namespace or "default", set()).add(o.name)
+        elif o.kind in ("RoleBinding", "ClusterRoleBinding") and (
+                o.group == "rbac.authorization.k8s.io"):
+            for subject in items(o.get(("subjects",))):
+                if isinstance(subject, dict) and subject.get("kind") == "ServiceAccount":
+                    bound.add((str(subject.get("namespace") or o.namespace or ""),
+                               str(subject.get("name"))))
+    for obj in users:
+        name = str(obj.get(("spec", "serviceAccountName"))).strip()
+        namespace = obj.namespace or "default"
+        if not name or "$" in name or name in accounts.get(namespace, set()) or (
+                (namespace, name) in bound):
+            continue
+        near = closest(name, sorted(accounts.get(namespace, set())))
+        # the namespace's accounts are the repository's, bound by its own RoleBindings: the
+        # tenant's RBAC is written here, and this one is not in it
+        managed = sorted(a for a in accounts.get(namespace, set()) if (namespace, a) in bound)
+        yield Violation(
+            obj, ("spec", "serviceAccountName"),
+            f"Kustomization {namespace}/{obj.name} applies as ServiceAccount "
+            f"{namespace}/{name}, which the repository neither declares nor binds to a role"
+            + (f" (did you mean {near}?)" if near else f" (it binds {', '.join(managed[:3])} "
+               f"in {namespace})" if managed else "")
+            + ": kustomize-controller impersonates it, the API server forbids every apply "
+            "no binding grants, and the Kustomization applies nothing",
+            kind="impersonation",
+            doubt=None if near or managed else (
+                f"whether ServiceAccount {namespace}/{name} and a binding of it are made "
+                "outside the repository (by hand, a chart, another tool)"),
+            fix=(f"Name the ServiceAccount the tenant's RoleBinding binds ({near or managed[0]})."
+                 if near or managed else f"Declare ServiceAccount {namespace}/{name} and bind "
+                 "it to the role the tenant applies with, or name one that is bound."))
 
 
 def _dependencies(model: Model) -> Iterator[Violation]:

@@ -4734,3 +4734,35 @@ def test_a_tenant_source_confined_to_its_namespace_makes_no_platform_dependency(
     })
     found = [(f.file, f.severity) for f in lint(tmp_path).findings if f.kind == "dependency"]
     assert found == [("clusters/prod/tenants.yaml", severity)]
+
+
+@pytest.mark.parametrize(("account", "bound", "severity"), [
+    ("team-a-reconciler", True, "error"),  # the tenant's RBAC is the repository's: not in it
+    ("tema-a", False, "error"),  # a close name of the namespace's account
+    ("reconciler", False, "warning"),  # may be made by hand, with its binding
+    ("team-a", True, None),  # declared and bound
+])
+def test_a_kustomization_impersonating_an_account_nothing_binds_applies_nothing(
+        tmp_path: Path, account: str, bound: bool, severity: str | None) -> None:
+    """New-user trial seventy-two D2: team-a's Kustomization impersonating
+    `team-a-reconciler`, which no file declares or binds, while the repository declares and
+    binds `team-a`: kustomize-controller's every apply is forbidden, and nothing was said."""
+    binding = (
+        "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\n"
+        "metadata: {name: team-a, namespace: team-a}\n"
+        "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: admin}\n"
+        "subjects: [{kind: ServiceAccount, name: team-a, namespace: team-a}]\n") if bound else ""
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": FLUX_APPS % "",
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources: [flux-system, team-a.yaml]\n",
+        "clusters/prod/team-a.yaml": (
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: team-a, namespace: team-a}\n"
+            + binding + f"---\napiVersion: {KS_API}\nkind: Kustomization\n"
+            "metadata: {name: team-a-apps, namespace: team-a}\n"
+            f"spec:\n  interval: 1h\n  path: ./apps\n  serviceAccountName: {account}\n"
+            "  sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}\n"),
+        "apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: team-a}\n",
+    })
+    found = [(f.file, f.severity) for f in lint(tmp_path).findings if f.kind == "impersonation"]
+    assert found == ([("clusters/prod/team-a.yaml", severity)] if severity else [])
