@@ -2932,7 +2932,12 @@ def _dependencies(model: Model) -> Iterator[Violation]:
                 (unseen and flux_unseen_in(model, lacking, namespace))
                 or _without_flux(model, lacking) or _part_doubt(model)),
             unbuilt=failing[0] if failing and all(failing) else None,
-            fix=_elsewhere(part, f"Name a {obj.kind} the cluster has" + (
+            # (a close name: the fix is the name; "or remove the entry" let the tenants apply
+            # before the CRDs they need, new-user trial seventy-two W3)
+            fix=_elsewhere(part, f"Correct the entry to {obj.kind} {meant}." if (
+                meant := _meant_dependency(held.get(lacking[0], set()) - {
+                    (obj.kind, obj.namespace or "", obj.name)}, wanted)) and not unapplied
+                and "did you mean" in hint else f"Name a {obj.kind} the cluster has" + (
                 f" (the entry's namespace defaults to {obj.namespace})" if namespace == (
                     obj.namespace) and not _entry_namespace(obj, i) else "")
                 + ", or remove the entry."),  # (an entry writing its namespace: new-user trial
@@ -3500,9 +3505,19 @@ def _dependency_hint(model: Model, held: Mapping[str, set[Id]], lacking: Sequenc
     elsewhere = sorted(c for c, found in held.items() if wanted in found and c not in lacking)
     if elsewhere:
         return f" (only cluster {elsewhere[0]} has it)", False
+    meant = _meant_dependency(ids, wanted)
+    if meant:
+        return f" (did you mean {kind} {meant}?)", False
+    return "", False
+
+
+def _meant_dependency(ids: Collection[Id], wanted: Id) -> str:
+    """The ``namespace/name`` a missing dependency's entry likely means (a name holding the
+    one written, a close name of its namespace, one a word shorter), else ""."""
+    kind, namespace, name = wanted
     alike = sorted((len(n), f"{ns}/{n}") for k, ns, n in ids if k == kind and name in n)
     if alike:
-        return f" (did you mean {kind} {alike[0][1]}?)", False
+        return alike[0][1]
     # a name written longer than the one the cluster has (`apps-database` for `apps-db`, a
     # new-user trial): the closest of its namespace, at a looser ratio than a typo's
     near = closest(name, [n for k, ns, n in ids if k == kind and ns == namespace],
@@ -3512,7 +3527,7 @@ def _dependency_hint(model: Model, held: Mapping[str, set[Id]], lacking: Sequenc
         near = next((n for _, n in sorted(
             (-len(n), n) for k, ns, n in ids if k == kind and ns == namespace
             and len(name) > len(n) and one_word_apart(name, n))), "")
-    return (f" (did you mean {kind} {namespace}/{near}?)" if near else ""), False
+    return f"{namespace}/{near}" if near else ""
 
 
 _ArgoSource = tuple[KObject, Path, str, tuple[str, str], str | None]

@@ -1878,9 +1878,15 @@ def test_a_dependency_written_longer_than_its_name_is_told_the_close_name(
         "apps/apps-web/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, "
                                  "namespace: web}\n",
     })
-    said = [f.message.partition("it waits for a dependency that is not there")[2]
-            for f in lint(tmp_path).findings if f.kind == "dependency"]
+    found = [f for f in lint(tmp_path).findings if f.kind == "dependency"]
+    said = [f.message.partition("it waits for a dependency that is not there")[2] for f in found]
     assert said == [" (did you mean Kustomization flux-system/apps-db?)", ""]
+    # the close name is the fix (new-user trial seventy-two W3: "or remove the entry" let
+    # the tenants apply before what they need)
+    assert [f.fix for f in found] == [
+        "Correct the entry to Kustomization flux-system/apps-db.",
+        "Name a Kustomization the cluster has (the entry's namespace defaults to flux-system), "
+        "or remove the entry."]
     # the name with one word more (new-user trial thirty-one: `vllm-server` for `vllm`)
     write(tmp_path, {"clusters/prod/apps.yaml": "---".join([
         ks("vllm", "[]"), ks("apps-web", "[{name: vllm-server}]")])})
