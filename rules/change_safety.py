@@ -42,6 +42,11 @@ verdicts), never in `lint`, which sees one tree.
     changed, or its `size` made smaller (a claim's request only grows), where the chart
     renders the item as a PersistentVolumeClaim (type `persistentVolumeClaim`, the default,
     no `existingClaim`): helm-controller's upgrade fails on that claim.
+- `impersonation-dropped` (warning, at the Kustomization's `spec`): a Flux Kustomization
+  whose `spec.serviceAccountName` the change removes: kustomize-controller applies its path
+  as itself, which may change any object of the cluster, unless it runs with
+  `--default-service-account` (Flux's multi-tenancy lockdown): a tenant's path is no longer
+  held to its namespace's role. Quiet where the tree sets that flag.
 - `namespace-missing` (warning): a Flux Kustomization's `targetNamespace` the change set
   puts objects in a namespace the base used for none and nothing of the head creates (a
   Namespace object, a HelmRelease's `install.createNamespace`, an Argo CD Application's
@@ -404,6 +409,7 @@ SEVERITIES = {
     "sops-plaintext": "warning", "sops-unreadable": "warning", "crd-storage": "error",
     "namespace-missing": "warning", "release-moved": "warning", "claims-renamed": "error",
     "workload-lost": "error", "chart-unversioned": "warning",
+    "impersonation-dropped": "warning",
 }
 
 
@@ -437,6 +443,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         resumed_verdicts,
         suspended_verdicts,
     )
+    from reviewbot.rules._change_safety.tenancy import impersonation_dropped
     from reviewbot.rules._change_safety.versions import (
         unversioned_chart_verdicts,
         version_verdicts,
@@ -475,3 +482,4 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     yield from namespaces
     yield from moved_releases(diff, base, head)
     yield from create_namespace_dropped(diff, base, head)
+    yield from impersonation_dropped(diff, head)

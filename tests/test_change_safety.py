@@ -3781,3 +3781,34 @@ def test_a_cluster_secret_s_label_change_that_drops_a_cluster_says_what_it_delet
     assert lost["message"].endswith("deletes it in cluster edge-b (cluster edge-a keeps it)")
     assert lost["fix"] == ("Correct the label env: 'egde' of Secret argocd/edge-b to 'edge'. "
                            "Nothing else to do.")
+
+
+@pytest.mark.parametrize("locked", [False, True])
+def test_a_kustomization_that_stops_impersonating_applies_as_the_controller(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], locked: bool) -> None:
+    """New-user trial seventy-two D3: team-a's Kustomization lost `serviceAccountName:
+    team-a`; kustomize-controller then applies the tenant's path as itself (cluster-wide),
+    and only the diff showed it. A warning at its spec, unless the tree runs the controller
+    with --default-service-account (Flux's multi-tenancy lockdown)."""
+    tenant = APP_KS.format(app="team-a", prune="true").replace(
+        "postBuild: {substitute: {APP: team-a}}", "serviceAccountName: team-a")
+    files = {"clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+             "clusters/prod/team-a.yaml": tenant,
+             "apps/team-a/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                                    "metadata: {name: a, namespace: team-a}\n"}
+    if locked:
+        files["clusters/prod/flux-system/kustomization.yaml"] = (
+            "resources: [gotk-sync.yaml]\npatches:\n- target: {kind: Deployment, name: "
+            "kustomize-controller}\n  patch: |-\n    - op: add\n      path: "
+            "/spec/template/spec/containers/0/args/-\n      value: "
+            "--default-service-account=default\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files)
+    head = repo.commit({"clusters/prod/team-a.yaml": tenant.replace(
+        "      serviceAccountName: team-a\n", "")})
+    _, found = review(repo, base, head, capsys)
+    dropped = [(f["severity"], f["file"], f["fix"]) for f in found
+               if f["message"].startswith("Kustomization flux-system/team-a no longer sets")]
+    assert dropped == ([] if locked else [(
+        "warning", "clusters/prod/team-a.yaml", "Keep serviceAccountName: team-a, or run "
+        "kustomize-controller with --default-service-account (Flux's multi-tenancy lockdown).")])
