@@ -41,7 +41,9 @@ verdicts), never in `lint`, which sees one tree.
   - an app-template HelmRelease's inline `persistence.<item>.storageClass` or `accessMode`
     changed, or its `size` made smaller (a claim's request only grows), where the chart
     renders the item as a PersistentVolumeClaim (type `persistentVolumeClaim`, the default,
-    no `existingClaim`): helm-controller's upgrade fails on that claim.
+    no `existingClaim`): helm-controller's upgrade fails on that claim;
+  - a CloudNativePG Cluster's `spec.storage.size` or `spec.walStorage.size` made smaller:
+    the operator's webhook refuses it ("can't shrink existing storage from 20Gi to 10Gi").
 - `impersonation-dropped` (warning, at the Kustomization's `spec`): a Flux Kustomization
   whose `spec.serviceAccountName` the change removes: kustomize-controller applies its path
   as itself, which may change any object of the cluster, unless it runs with

@@ -3812,3 +3812,30 @@ def test_a_kustomization_that_stops_impersonating_applies_as_the_controller(
     assert dropped == ([] if locked else [(
         "warning", "clusters/prod/team-a.yaml", "Keep serviceAccountName: team-a, or run "
         "kustomize-controller with --default-service-account (Flux's multi-tenancy lockdown).")])
+
+
+@pytest.mark.parametrize(("size", "refused"), [("10Gi", True), ("40Gi", False)])
+def test_a_cloudnativepg_cluster_s_storage_only_grows(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], size: str, refused: bool) -> None:
+    """New-user trial seventy-two D6: a CNPG Cluster's `storage.size` 20Gi -> 10Gi, "no new
+    findings"; the operator's webhook refuses it ("can't shrink existing storage from 20Gi
+    to 10Gi"), and the Kustomization's apply fails with it."""
+    cluster = """
+        apiVersion: postgresql.cnpg.io/v1
+        kind: Cluster
+        metadata: {name: shop-db, namespace: shop}
+        spec:
+          instances: 3
+          storage: {size: 20Gi}
+    """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+                        "clusters/prod/db.yaml": cluster})
+    head = repo.commit({"clusters/prod/db.yaml": cluster.replace("20Gi", size)})
+    code, found = review(repo, base, head, capsys)
+    said = [f["message"] for f in found if f["object"] == "Cluster/shop/shop-db"]
+    assert (code, said) == ((1, [
+        "Cluster shop/shop-db: storage.size shrinks (20Gi -> 10Gi), which CloudNativePG's "
+        "webhook refuses: the apply fails with \"can't shrink existing storage from 20Gi to "
+        "10Gi\", and everything else Kustomization flux-system/flux-system applies waits "
+        "meanwhile"]) if refused else (0, []))

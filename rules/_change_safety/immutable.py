@@ -43,6 +43,9 @@ def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
     if new.kind == "HelmRelease" and new.group == "helm.toolkit.fluxcd.io":
         yield from _chart_claims(entry, old, new, head)
         return
+    if new.kind == "Cluster" and new.group == "postgresql.cnpg.io":
+        yield from _cnpg_shrunk(entry, new, head)
+        return
     changes: Sequence[Change] = entry.changes
     if id(new) in head.unbuilt:  # (its build fails: a `${VAR}` it shows is one the failing
         # substitution left, not the value the cluster gets once it builds; new-user trial
@@ -158,6 +161,33 @@ def _chart_claims(entry: ObjectDiff, old: KObject, new: KObject,
                  "item under a new name (a new claim) and move the data."),
             kind="immutable", line=line, column=at,
         )
+
+
+def _cnpg_shrunk(entry: ObjectDiff, new: KObject, head: Model) -> Iterator[Violation]:
+    """A CloudNativePG Cluster's ``spec.storage.size`` (or ``walStorage.size``) made smaller:
+    the operator's validating webhook refuses the update ("can't shrink existing storage
+    from 20Gi to 10Gi", its ClusterCustomValidator), so the apply fails and the Cluster stays
+    as it was (new-user trial seventy-two D6: "no new findings")."""
+    for change in entry.changes:
+        p = tuple(change.path)
+        if change.op != "changed" or p not in (("spec", "storage", "size"),
+                                               ("spec", "walStorage", "size")):
+            continue
+        old_size, new_size = parse_quantity(change.old), parse_quantity(change.new)
+        if old_size is None or new_size is None or new_size >= old_size:
+            continue
+        by = owners(head, new)
+        line, at = _narrowest(new, p, [change])
+        refusal = f"can't shrink existing storage from {change.old} to {change.new}"
+        yield Violation(
+            new, p,
+            f"Cluster {object_name(new)}: {'.'.join(p[1:])} shrinks ({change.old} -> "
+            f"{change.new}), which CloudNativePG's webhook refuses: "
+            + _failure_text(by[0] if by else None, refusal).replace(
+                " until the object is deleted and recreated", ""),
+            fix=(f"Keep {'.'.join(p[1:])} at least {change.old}; for smaller volumes, make a "
+                 "new Cluster (a replica or a restore) and move to it."),
+            kind="immutable", line=line, column=at)
 
 
 def _chart_claim_shrunk(new: KObject, p: Path, change: Change) -> Violation | None:
