@@ -2117,15 +2117,23 @@ def _unmatched_patches(kustomize: Iterable[Kustomization], graph: Graph,
             held = (f"; it holds {kind} " + ", ".join(found.held[:3])
                     + (f" and {len(found.held) - 3} more" if len(found.held) > 3 else "")
                     if found.held else f"; it holds no {kind}")
-            line, column = k.doc.position(found.entry)
-            yield Violation(
-                None, found.entry,
-                f"{_label(found.entry)}: {entry} patches {what}, which this build does not "
-                f"hold{held} (kustomize: no matches for Id {found.kustomize_id()}); "
-                f"{_refused(model, k, appliers(model).get(k.file, ())).replace('entry', 'patch')}",
-                kind="missing", file=k.file, line=line, column=column,
-                key=f"{k.file}:{_label(found.entry)}:{what}:unmatched",
-                fix=_unmatched_fix(k, what, name, found.held))
+            yield _refused_patch(
+                model, k, found, f"{entry} patches {what}, which this build does not "
+                f"hold{held} (kustomize: no matches for Id {found.kustomize_id()})",
+                f"{what}:unmatched", _unmatched_fix(k, what, name, found.held))
+
+
+def _refused_patch(model: Model, k: Kustomization, found: Unmatched, said: str, key: str,
+                   fix: str) -> Violation:
+    """The finding of a patch entry of ``k`` kustomize refuses (``said``: what of it, as the
+    message says it), at the entry, with what the refusal stops."""
+    line, column = k.doc.position(found.entry)
+    return Violation(
+        None, found.entry,
+        f"{_label(found.entry)}: {said}; "
+        f"{_refused(model, k, appliers(model).get(k.file, ())).replace('entry', 'patch')}",
+        kind="missing", file=k.file, line=line, column=column,
+        key=f"{k.file}:{_label(found.entry)}:{key}", fix=fix)
 
 
 def _refused_operation(model: Model, k: Kustomization, found: Unmatched) -> Violation:
@@ -2134,27 +2142,18 @@ def _refused_operation(model: Model, k: Kustomization, found: Unmatched) -> Viol
     the build (new-user trial fifty-three: a toleration appended to the tolerations a base
     no longer has: "add operation does not apply: doc is missing path")."""
     entry = patch_entry_text(k, found.entry)
-    line, column = k.doc.position(found.entry)
     what, _, where = found.refused.partition(" ") if found.refused else ("", "", "")
     if found.said:  # an operation not whole, or a test that fails
-        return Violation(
-            None, found.entry,
-            f"{_label(found.entry)}: {entry}'s {_unwhole(what, where)} (kustomize: "
-            f"\"{found.said}\"); "
-            f"{_refused(model, k, appliers(model).get(k.file, ())).replace('entry', 'patch')}",
-            kind="missing", file=k.file, line=line, column=column,
-            key=f"{k.file}:{_label(found.entry)}:refused", fix=_unwhole_fix(what, where))
+        return _refused_patch(
+            model, k, found, f"{entry}'s {_unwhole(what, where)} (kustomize: "
+            f"\"{found.said}\")", "refused", _unwhole_fix(what, where))
     path = where.partition(" (")[0]
     lacks = found.lacks if found.lacks and found.lacks != path else ""
-    return Violation(
-        None, found.entry,
-        f"{_label(found.entry)}: {entry}'s {what} of {path} does not apply to the object it "
+    return _refused_patch(
+        model, k, found, f"{entry}'s {what} of {path} does not apply to the object it "
         f"targets, which {f'has no {lacks}' if lacks else 'lacks that path'} (kustomize: "
-        f"\"{what} operation does not apply: doc is missing path\"); "
-        f"{_refused(model, k, appliers(model).get(k.file, ())).replace('entry', 'patch')}",
-        kind="missing", file=k.file, line=line, column=column,
-        key=f"{k.file}:{_label(found.entry)}:refused",
-        fix=_refused_fix(what, path, lacks))
+        f"\"{what} operation does not apply: doc is missing path\")", "refused",
+        _refused_fix(what, path, lacks))
 
 
 def _unwhole(what: str, where: str) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.config import Config
+from reviewbot.engine.findings import Finding
 from reviewbot.engine.run import Result, analyze
 from reviewbot.sources.tree import disk_tree, git_tree
 
@@ -3017,6 +3018,20 @@ def test_a_json_patch_operation_that_does_not_apply_refuses_the_build(
     assert found == ([("overlay/kustomization.yaml", 3, "error")] if refused else [])
 
 
+def _refused_op(tmp_path: Path, op: str) -> Finding:
+    """The one `missing` finding of an overlay whose JSON 6902 patch of JSON_OPS_BASE's
+    Deployment is the operation ``op``."""
+    files = {**JSON_OPS_BASE, "overlay/kustomization.yaml": (
+        "resources: [../base]\npatches:\n- target: {kind: Deployment, name: app}\n"
+        f"  patch: |-\n    - {op}\n")}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (found,) = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+                if f.kind == "missing"]
+    return found
+
+
 @pytest.mark.parametrize(("op", "lacks", "fix"), [
     ("{op: replace, path: /spec/template/spec/tolerations/0/key, value: a}",
      "has no /spec/template/spec/tolerations",
@@ -3034,14 +3049,7 @@ def test_a_refused_operation_s_fix_adds_the_first_step_the_object_lacks(
         tmp_path: Path, op: str, lacks: str, fix: str) -> None:
     """New-user trial sixty-eight W4: a replace of /spec/tls/0/hosts/0 after the base dropped
     `tls`: the fix said "Add /spec/tls/0/hosts whole first", under a parent that is gone too."""
-    files = {**JSON_OPS_BASE, "overlay/kustomization.yaml": (
-        "resources: [../base]\npatches:\n- target: {kind: Deployment, name: app}\n"
-        f"  patch: |-\n    - {op}\n")}
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    (found,) = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
-                if f.kind == "missing"]
+    found = _refused_op(tmp_path, op)
     assert f"does not apply to the object it targets, which {lacks} (" in found.message
     assert found.fix == fix
 
@@ -3063,14 +3071,7 @@ def test_an_operation_not_whole_says_what_it_lacks_in_kustomize_s_words(
         tmp_path: Path, op: str, said: str, fix: str) -> None:
     """New-user trial seventy-one D2: a stray `- op: replace` left in the staging overlay's
     NetworkPolicy patch; kustomize refuses the build, the review judged it as built."""
-    files = {**JSON_OPS_BASE, "overlay/kustomization.yaml": (
-        "resources: [../base]\npatches:\n- target: {kind: Deployment, name: app}\n"
-        f"  patch: |-\n    - {op}\n")}
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    (found,) = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
-                if f.kind == "missing"]
+    found = _refused_op(tmp_path, op)
     assert found.message.startswith(f"patches[0]: {said}; kustomize refuses the whole build")
     assert found.fix == fix
 

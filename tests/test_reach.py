@@ -63,6 +63,13 @@ def found(result: Result) -> list[tuple[str, str, str, str]]:
                   for f in result.findings if f.kind != "source")
 
 
+def with_remote(root: Path, url: str) -> None:
+    """Make ``root`` a git checkout whose remote ``origin`` is ``url``."""
+    git = ["git", "-C", str(root)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "remote", "add", "origin", url], check=True)
+
+
 def bootstrap(root: Path, extra: dict[str, str]) -> Result:
     files = {"clusters/prod/flux-system/gotk-sync.yaml": SYNC,
              "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
@@ -3072,10 +3079,7 @@ def test_of_two_repositories_syncing_one_folder_the_checkouts_remote_names_this_
     tmp_path: Path,
 ) -> None:
     write(tmp_path, TWINS)
-    git = ["git", "-C", str(tmp_path)]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "remote", "add", "origin", "git@github.com:acme/home-ops.git"],
-                   check=True)
+    with_remote(tmp_path, "git@github.com:acme/home-ops.git")
     result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
     assert [(r, s, f) for r, s, f, _ in found(result)] == [
         ("image-digest[floating]", "error", "kubernetes/apps/web.yaml")]
@@ -4758,9 +4762,7 @@ def test_a_root_application_of_another_repository_than_the_remote_is_a_guess(
         "apps/web.yaml": FLOATING % "web",
     })
     if remote is not None:
-        git = ["git", "-C", str(tmp_path)]
-        subprocess.run([*git, "init", "-q"], check=True)
-        subprocess.run([*git, "remote", "add", "origin", remote], check=True)
+        with_remote(tmp_path, remote)
     result = lint_dir(tmp_path, only=["image-digest"])
     (image,) = result.findings
     assert image.severity == severity
@@ -4787,10 +4789,7 @@ def test_root_applications_naming_this_repository_by_its_old_name_are_no_guess(
                      "roots/api.yaml": app % ("api", "apps/api"),
                      "apps/web/web.yaml": FLOATING % "web",
                      "apps/api/api.yaml": FLOATING % "api"})
-    git = ["git", "-C", str(tmp_path)]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "remote", "add", "origin", "https://github.com/acme/home.git"],
-                   check=True)
+    with_remote(tmp_path, "https://github.com/acme/home.git")
     result = lint_dir(tmp_path, only=["image-digest"])
     assert sorted((f.object, f.severity) for f in result.findings) == [
         ("Deployment/apps/api", "error"), ("Deployment/apps/web", "error")]
