@@ -833,9 +833,12 @@ def _no_surge_room(quota: KObject, key: str, value: Any, allowed: Fraction, tota
             f"({_with_unit(key, one * surge)}) before an old one stops: the API server refuses "
             f"{'it' if surge == 1 else 'them'} (\"exceeded quota\"), and every rollout of "
             f"{pod.kind} {pod.name} waits forever")
+        # (not more GPUs in the quota: the surge pod then waits for a GPU the old pod holds,
+        # which gpu-rollout says beside it; new-user trial seventy-two W2)
         fix = (f"Set {pod.kind} {pod.name}'s rollingUpdate to maxSurge: 0 and "
-               f"maxUnavailable: 1 (or its strategy to Recreate), or raise spec.hard.{key} to "
-               f"at least {_amount(key, total + one * surge)}.")
+               f"maxUnavailable: 1 (or its strategy to Recreate)" + (
+                   "." if "gpu" in key else f", or raise spec.hard.{key} to at least "
+                   f"{_amount(key, total + one * surge)}."))
         yield Violation(
             quota, ("spec", "hard", key), message, fix=fix, kind="quota-surge",
             others=(Violation(pod.obj, where, message, fix=fix, kind="quota-surge"),),

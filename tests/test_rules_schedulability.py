@@ -998,6 +998,9 @@ def test_a_quota_without_room_for_the_surge_pod_stops_every_rollout(
             "of 2 pods, the defaults), which starts 1 new pod (2Gi) before an old one stops: "
             "the API server refuses it (\"exceeded quota\"), and every rollout of Deployment "
             "api waits forever")
+        assert result.findings[0].fix == (
+            "Set Deployment api's rollingUpdate to maxSurge: 0 and maxUnavailable: 1 (or its "
+            "strategy to Recreate), or raise spec.hard.limits.memory to at least 6Gi.")
 
 
 def test_a_review_that_raises_replicas_past_a_quota_says_it_at_the_replicas(
@@ -1017,3 +1020,34 @@ def test_a_review_that_raises_replicas_past_a_quota_says_it_at_the_replicas(
     [finding] = json.loads(out)["findings"]
     assert (code, finding["file"], finding["line"], finding["new"]) == (1, "api.yaml", 5, True)
     assert finding["message"].startswith("ResourceQuota api/compute allows limits.memory 4Gi")
+
+
+def test_a_gpu_quota_s_surge_fix_never_asks_for_more_gpus(tmp_path: Path) -> None:
+    """New-user trial seventy-two W2: a quota of 1 GPU, a GPU Deployment's RollingUpdate
+    surge: the fix offered to raise the GPU quota to 2, on a node of 1 GPU (gpu-rollout's
+    error beside it says why that never helps)."""
+    text = """apiVersion: v1
+kind: ResourceQuota
+metadata: {name: gpus, namespace: ml}
+spec:
+  hard: {requests.nvidia.com/gpu: "1"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm, namespace: ml}
+spec:
+  replicas: 1
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.6.3
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+    result = lint_text(tmp_path, text, only=["schedulability"])
+    assert [(f.kind, f.fix) for f in result.findings] == [(
+        "quota-surge", "Set Deployment vllm's rollingUpdate to maxSurge: 0 and "
+        "maxUnavailable: 1 (or its strategy to Recreate).")]
