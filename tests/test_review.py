@@ -625,6 +625,12 @@ def test_the_ignores_a_pull_request_adds_are_listed_in_its_summary(
             in err)
     assert "Deployment/shop/old" not in err
     assert "the ignores it adds are listed above" in err
+    # the text review lists them too (new-user trial seventy-one W9: "no new findings" alone)
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                              "--platform", "none", "--rule", "image-digest"], capsys)
+    assert ("ignores added by this pull request (1), each silencing its rules' findings, "
+            "which are not shown:\n  b.yaml:7: image-digest on Deployment/shop/fresh: no "
+            "reason given\n") in out
 
 
 # ---------------------------------------------------------------- files no cluster receives

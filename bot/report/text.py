@@ -108,6 +108,16 @@ def render_text(report: Report, color: bool = False) -> str:
 
         out.append("changed flows:")  # (the counts line above counts them)
         out.extend(flow_lines(report.review.connectivity, term))
+    if report.review is not None and report.review.ignores:
+        # (they silence the pull request's own findings: said as the summary comment says
+        # them; new-user trial seventy-one W9 read "no new findings" of a PR adding one)
+        ignores = report.review.ignores
+        out.append(f"ignores added by this pull request ({len(ignores)}), each silencing its "
+                   "rules' findings, which are not shown:")
+        out.extend(f"  {term(f'{i.file}:{i.line}')}: {', '.join(i.rules)}"
+                   + (f" on {term(i.object)}" if i.object else "")
+                   + (f": reason: {term(i.reason)}" if i.reason else ": no reason given")
+                   for i in ignores)
     if folded:
         out.append(f"{plural(len(folded), 'info')} not shown one by one: files and folders not "
                    "applied (kustomize-integrity), each listed under skipped with why")
