@@ -68,10 +68,15 @@ class Suppressions:
         if entry is not None and finding.rule in entry.rules:
             entry.used.add(finding.rule)
             hit = True
-        for entry in self.by_line.get((finding.file, finding.line), ()):
-            if finding.rule in entry.rules:
-                entry.used.add(finding.rule)
-                hit = True
+        # a comment on the line of any place of the finding (its cause's other places: a
+        # review may show it at one of them; new-user trial seventy-two D8, an ignore of
+        # quota-surge on the Deployment's maxSurge, where the review showed it, "matches no
+        # finding", the finding itself at the quota)
+        for place in (finding, *finding.others):
+            for entry in self.by_line.get((place.file, place.line), ()):
+                if finding.rule in entry.rules:
+                    entry.used.add(finding.rule)
+                    hit = True
         return hit
 
     def unused(self, active: set[str]) -> Iterable[Violation]:
