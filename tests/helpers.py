@@ -410,3 +410,30 @@ def build_as_kubectl(tmp_path: Path, files: Mapping[str, str], folder: str = ""
             for d in load(record).documents}
     assert got == want
     return got
+
+
+# a namespace's quota of 1 GPU and a GPU Deployment whose RollingUpdate surges one pod past
+# it (schedulability's quota-surge); `# COMMENT` marks the line of its surge
+GPU_QUOTA_SURGE = """apiVersion: v1
+kind: ResourceQuota
+metadata: {name: gpus, namespace: ml}
+spec:
+  hard: {requests.nvidia.com/gpu: "1"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm, namespace: ml}
+spec:
+  replicas: 1
+  strategy:
+    type: RollingUpdate
+    rollingUpdate: {maxSurge: 1, maxUnavailable: 0}  # COMMENT
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.6.3
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""

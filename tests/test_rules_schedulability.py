@@ -10,7 +10,7 @@ import pytest
 
 from reviewbot.engine.run import Result
 
-from .helpers import INVENTORY, GitRepo, lint_dir, lint_text, pairs, run_cli, write
+from .helpers import GPU_QUOTA_SURGE, INVENTORY, GitRepo, lint_dir, lint_text, pairs, run_cli, write
 
 
 def pinned(name: str, memory: str, replicas: int = 1, node: str = "worker-1",
@@ -1026,27 +1026,7 @@ def test_a_gpu_quota_s_surge_fix_never_asks_for_more_gpus(tmp_path: Path) -> Non
     """New-user trial seventy-two W2: a quota of 1 GPU, a GPU Deployment's RollingUpdate
     surge: the fix offered to raise the GPU quota to 2, on a node of 1 GPU (gpu-rollout's
     error beside it says why that never helps)."""
-    text = """apiVersion: v1
-kind: ResourceQuota
-metadata: {name: gpus, namespace: ml}
-spec:
-  hard: {requests.nvidia.com/gpu: "1"}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: vllm, namespace: ml}
-spec:
-  replicas: 1
-  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
-  selector: {matchLabels: {app: vllm}}
-  template:
-    metadata: {labels: {app: vllm}}
-    spec:
-      containers:
-      - name: vllm
-        image: vllm/vllm-openai:v0.6.3
-        resources: {limits: {nvidia.com/gpu: 1}}
-"""
+    text = GPU_QUOTA_SURGE.replace("  # COMMENT", "")
     result = lint_text(tmp_path, text, only=["schedulability"])
     assert [(f.kind, f.fix) for f in result.findings] == [(
         "quota-surge", "Set Deployment vllm's rollingUpdate to maxSurge: 0 and "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .helpers import BROKEN, lint_dir, lint_text, pairs
+from .helpers import BROKEN, GPU_QUOTA_SURGE, lint_dir, lint_text, pairs
 
 MALFORMED = """
     apiVersion: v1
@@ -128,39 +128,14 @@ def test_an_ignore_annotation_a_kustomization_sets_suppresses_its_objects(tmp_pa
     assert pairs(lint_dir(tmp_path, only=["image-digest"])) == [("image-digest", 5)]
 
 
-QUOTA_SURGE = """apiVersion: v1
-kind: ResourceQuota
-metadata: {name: gpus, namespace: ml}
-spec:
-  hard: {requests.nvidia.com/gpu: "1"}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: vllm, namespace: ml}
-spec:
-  replicas: 1
-  strategy:
-    type: RollingUpdate
-    rollingUpdate: {maxSurge: 1, maxUnavailable: 0}  # COMMENT
-  selector: {matchLabels: {app: vllm}}
-  template:
-    metadata: {labels: {app: vllm}}
-    spec:
-      containers:
-      - name: vllm
-        image: vllm/vllm-openai:v0.6.3
-        resources: {limits: {nvidia.com/gpu: 1}}
-"""
-
-
 def test_a_comment_at_another_place_of_a_finding_silences_it(tmp_path: Path) -> None:
     """New-user trial seventy-two D8: `quota-surge` said at the quota, its other place the
     Deployment's surge (where a review shows it); an ignore comment there "matched no
     finding" and the error stayed. A comment on the line of any of its places silences it."""
-    quiet = lint_text(tmp_path / "a", QUOTA_SURGE.replace(
+    quiet = lint_text(tmp_path / "a", GPU_QUOTA_SURGE.replace(
         "# COMMENT", "# reviewbot: ignore[schedulability] surge by hand"),
         only=["schedulability", "unused-suppression"])
     assert pairs(quiet, "schedulability") == [] and pairs(quiet, "unused-suppression") == []
-    loud = lint_text(tmp_path / "b", QUOTA_SURGE.replace("  # COMMENT", ""),
+    loud = lint_text(tmp_path / "b", GPU_QUOTA_SURGE.replace("  # COMMENT", ""),
                      only=["schedulability"])
     assert pairs(loud, "schedulability") == [("schedulability", 5)]
