@@ -4047,6 +4047,62 @@ spec:
             "flux-system/shop-apii.")
 
 
+def test_a_finding_placed_by_line_names_the_object_written_there(tmp_path: Path) -> None:
+    """New-user trial seventy-two (D11): a marker's finding, placed by its line alone, had an
+    empty `object` in the JSON output; it names the object whose document holds the line (a
+    List's item by where it starts). A line of a document that does not parse is no
+    object's, though an object's document comes before it (JJGadgets' alias error)."""
+    deployment = """\
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: %s, namespace: shop}
+    spec:
+      selector: {matchLabels: {app: %s}}
+      template:
+        metadata: {labels: {app: %s}}
+        spec:
+          containers:
+            - name: app
+              image: ghcr.io/acme/shop:1.0.0 # {"$imagepolicy": "flux-system:%s"}
+"""
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": FLUX_APPS % "",
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources: [flux-system, ../../apps, "
+                                            "automation.yaml]\n",
+        "clusters/prod/automation.yaml": """\
+apiVersion: image.toolkit.fluxcd.io/v1
+kind: ImageUpdateAutomation
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 30m
+  sourceRef: {kind: GitRepository, name: flux-system}
+  git: {commit: {author: {name: flux, email: flux@example.com}}, push: {branch: main}}
+  update: {path: ./apps, strategy: Setters}
+""",
+        "apps/kustomization.yaml": "resources: [shop.yaml, list.yaml, broken.yaml]\n",
+        "apps/shop.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, "
+                          "namespace: shop}\n---\n" + "\n".join(
+                              line[4:] for line in (deployment % (("web",) * 3 + ("webb",))
+                                                    ).split("\n")),
+        "apps/list.yaml": "apiVersion: v1\nkind: List\nitems:\n"
+                          + deployment % (("api",) * 3 + ("apii",))
+                          + deployment % (("jobs",) * 3 + ("jobss",)),
+        "apps/broken.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fine, "
+                            "namespace: shop}\n---\n"
+                            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: *nowhere}\n",
+    })
+    got = [(f.rule, f.file, f.line, f.object) for f in lint_dir(
+        tmp_path, ["kustomize-integrity", "yaml-syntax"]).findings
+           if f.kind == "image-policy" or f.rule == "yaml-syntax"]
+    assert got == [
+        ("yaml-syntax", "apps/broken.yaml", 7, ""),
+        ("kustomize-integrity", "apps/list.yaml", 14, "Deployment/shop/api"),
+        ("kustomize-integrity", "apps/list.yaml", 25, "Deployment/shop/jobs"),
+        ("kustomize-integrity", "apps/shop.yaml", 15, "Deployment/shop/web"),
+    ]
+
+
 def test_a_marker_whose_policy_only_another_cluster_has_is_never_set(tmp_path: Path) -> None:
     """The automation lists the ImagePolicies of its own cluster: a marker in a file that
     cluster a's automation updates, naming a policy only cluster b holds (where no

@@ -40,7 +40,7 @@ from reviewbot.load.loader import Document
 from reviewbot.load.paths import Path, format_path
 from reviewbot.model.builder import build_model
 from reviewbot.model.doubts import doubt_of, unserved_doubt
-from reviewbot.model.objects import Model, model_graph
+from reviewbot.model.objects import Model, model_graph, object_at
 from reviewbot.model.values import (
     VALUES_KIND,
     guessed_default,
@@ -625,7 +625,10 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
     level, message = doubted(severity or rule.severity_of(v.kind), v.message, doubt, unbuilt)
     shown = v.key or format_path(v.path)  # the field an inline comment's footer names
     if v.obj is None:
-        line, column, file, ref = v.line or 1, v.column or 1, v.file or "", ""
+        line, column, file = v.line or 1, v.column or 1, v.file or ""
+        # placed by line alone (a marker in a comment): the object written there, if any
+        at = object_at(model, file, line) if model is not None and v.line else None
+        ref = at.ref if at is not None else ""
     else:
         ref = v.obj.ref
         if v.line is None:

@@ -1292,6 +1292,57 @@ def appliers(model: Model) -> dict[str, list[KObject]]:
     return out
 
 
+def object_at(model: Model, file: str, line: int) -> KObject | None:
+    """The object written at ``line`` of ``file``: of the objects its document makes (each
+    build's copy), the one named as written, else the first; a List's item starting last
+    at or before the line. None outside any object's document (a kustomization, a values
+    file). What a finding a rule places by line alone (an image automation marker) is
+    about."""
+    by_file = model.derived.get(("object-at",))
+    if by_file is None:
+        by_file = model.derived[("object-at",)] = {}
+        for obj in model.objects:
+            by_file.setdefault(obj.file, {}).setdefault(id(obj.doc), []).append(obj)
+    best: KObject | None = None
+    start = 0
+    for made in by_file.get(file, {}).values():
+        doc = made[0].doc
+        if doc.line > line or doc.line < start:
+            continue
+        end = _document_end(model, doc)
+        if end is not None and line > end:
+            continue
+        written = _as_written(made, line)
+        if written is not None:
+            best, start = written, doc.line
+    return best
+
+
+def _document_end(model: Model, doc: Document) -> int | None:
+    """The last line before the next document marker after ``doc``'s start (None: the
+    file's last line): a document that does not parse makes no Document, so the markers of
+    the text, not the documents, bound it."""
+    ends = model.derived.setdefault(("document-markers",), {})
+    markers = ends.get(doc.file.path)
+    if markers is None:
+        markers = ends[doc.file.path] = [
+            n for n, text in enumerate(doc.file.text.split("\n"), 1)
+            if text.startswith(("---", "...")) and text[3:4] in ("", " ", "\t", "\r")]
+    return next((n - 1 for n in markers if n > doc.line), None)
+
+
+def _as_written(made: list[KObject], line: int) -> KObject | None:
+    """Of the objects one document makes, the one at ``line`` (see :func:`object_at`)."""
+    items = [o for o in made if o.path]
+    if items:  # a List: the item that starts last at or before the line
+        starts = [(o.doc.position(o.path)[0], o) for o in items]
+        before = [s for s in starts if s[0] <= line]
+        return max(before, key=lambda s: s[0])[1] if before else None
+    meta = made[0].doc.value.get("metadata") if isinstance(made[0].doc.value, dict) else None
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return next((o for o in made if o.name == name), made[0])
+
+
 def owners(model: Model, obj: KObject) -> list[KObject]:
     """The Flux Kustomizations and Argo CD Applications whose build holds ``obj``: the ones
     that apply it (and prune it), not every one whose path reads its file (a shared template
