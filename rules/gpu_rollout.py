@@ -415,14 +415,36 @@ def _edits(pod: PodTemplate) -> tuple[Edit, ...]:
     if strategy is None or is_values_pod(pod) or (
             pod.component is None and pod.obj.kind != "Deployment"):
         return ()
-    edits = [edit(pod.obj, strategy.path + ("type",), "set", "Recreate")]
     block = pod.obj.get(strategy.path)
+    if _serving(pod):  # one pod at a time: the others keep serving
+        return (edit(pod.obj, strategy.path + ("rollingUpdate", "maxSurge"), "set", 0),
+                edit(pod.obj, strategy.path + ("rollingUpdate", "maxUnavailable"), "set", 1))
+    edits = [edit(pod.obj, strategy.path + ("type",), "set", "Recreate")]
     if isinstance(block, dict) and "rollingUpdate" in block:
         edits.append(edit(pod.obj, strategy.path + ("rollingUpdate",), "remove"))
     return tuple(edits)
 
 
+def _serving(pod: PodTemplate) -> bool:
+    """Whether ``pod`` (a Deployment's or a KServe component's) runs several replicas:
+    RollingUpdate with maxSurge 0 and maxUnavailable 1 then replaces one at a time while
+    the others serve, where Recreate stops them all first (new-user trial seventy-three W3:
+    the fix offered Recreate to three replicas whose main had maxSurge 0)."""
+    return pod.replicas > 1 and (pod.component is not None or pod.obj.kind == "Deployment") and (
+        not is_values_pod(pod))
+
+
 def rollout_fix(pod: PodTemplate, why: str = "") -> str:
+    if _serving(pod) and pod.strategy is not None:
+        at = (f"spec.{pod.component}.deploymentStrategy" if pod.component is not None
+              else "spec.strategy")
+        block = pod.obj.get(pod.strategy.path)
+        drop = (" and delete its rollingUpdate block, which Recreate forbids" if isinstance(
+            block, dict) and block.get("rollingUpdate") is not None else "")
+        return (f"Set {at}.rollingUpdate.maxSurge: 0 with maxUnavailable: 1 (both 0 is "
+                f"refused): one pod at a time stops and frees its GPUs while the other "
+                f"{pod.replicas - 1} serve{f', {why}' if why else ''}; or {at}.type: Recreate"
+                f" (all {pod.replicas} stop first){drop}.")
     why = f", {why}" if why else ""
     kind = pod.obj.kind
     if kind == "Rollout" and pod.strategy is not None and pod.strategy.type == "BlueGreen":

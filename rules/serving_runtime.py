@@ -171,7 +171,15 @@ from typing import TYPE_CHECKING, Any
 from reviewbot.engine.findings import Violation
 from reviewbot.engine.registry import Option
 from reviewbot.model.images import parse_image
-from reviewbot.model.objects import Container, Model, Node, Path, PodTemplate, runtime_container
+from reviewbot.model.objects import (
+    Container,
+    KObject,
+    Model,
+    Node,
+    Path,
+    PodTemplate,
+    runtime_container,
+)
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
     DIGITS,
@@ -277,6 +285,9 @@ class _Server:
     engine: str
     tokens: list[tuple[str, Path]]
     env: Mapping[str, tuple[str | None, Path]]  # name -> (value, None for valueFrom)
+    # a KServe InferenceService's ServingRuntime: what it writes (paths under its
+    # ``spec.containers``) is found there, where a change to it is made
+    runtime: tuple[KObject, Path] | None = None  # (the runtime, its container's path)
 
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
@@ -334,7 +345,7 @@ def _checks(s: _Server, gpus: Sequence[GpuFacts], opts: Mapping[str, Any]) -> It
         # float16, and raises when the minor version is below 5 as well: V100's 7.0 fails,
         # T4's 7.5 runs. Every other fact is moot then.)
         yield _violation(
-            s, field_path(s.container, "image") if s.container.image else s.container.path,
+            s, _image_path(s) or s.container.path,
             "engine-gpu",
             f"SGLang on {where}: SGLang's model runner refuses the GPU before it loads the "
             "model (\"SGLang only supports sm75 and above\")",
@@ -561,7 +572,7 @@ def _image(s: _Server, gpus: Sequence[GpuFacts], low: GpuFacts, where: str,
         if start is None or need is None or version < start or cc >= need:
             continue
         yield _violation(
-            s, field_path(s.container, "image"), "image",
+            s, _image_path(s) or field_path(s.container, "image"), "image",
             f"{ref.repository}:{ref.tag} is at or above {entry.get('from')}, which needs "
             f"compute capability {need[0]}.{need[1]} (rules.serving-runtime.images in "
             f".reviewbot.yaml), but it lands on {where}",
@@ -577,23 +588,26 @@ def _server(model: Model, pod: PodTemplate, container: Container) -> _Server | N
     tokens = argv_of(model, container)
     image = container.image
     env: dict[str, tuple[str | None, Path]] = {}
-    runtime = runtime_container(model, pod, container)
-    if runtime is not None:  # (KServe merges its runtime's container under this one: the
+    merged = runtime_container(model, pod, container)
+    runtime_at = (merged[0], merged[1]) if merged is not None else None
+    if merged is not None:  # (KServe merges its runtime's container under this one: the
         # runtime's command unless this one has its own, the runtime's args first; what
-        # the runtime writes is said at this model block, which names the runtime)
+        # the runtime writes is said where the runtime writes it, trial seventy-three D5:
+        # a pull request changing the runtime's --dtype had its errors at the models)
+        _, at, runtime = merged
         own = {k: v for k, v in runtime.items() if k in ("command", "args") and (
             k == "args" or "command" not in container.body)}
-        words = argv(Container(container.name, own, container.path, "container"))
-        tokens = [(w, container.path) for w, _ in words] + tokens
+        tokens = argv(Container(container.name, own, at, "container")) + tokens
         image = image or runtime.get("image")
         if not container.image and isinstance(runtime.get("image"), str) and (
                 runtime["image"].strip()):  # (the release the runtime runs)
             container = replace(container, image_ref=parse_image(runtime["image"].strip()))
-        for item, _ in env_entries(runtime.get("env")):
+        for item, where in env_entries(runtime.get("env")):
             if isinstance(item.get("name"), str):
                 value = item.get("value")
                 env[item["name"]] = (None if "valueFrom" in item else
-                                     ("" if value is None else str(value)), container.path)
+                                     ("" if value is None else str(value)),
+                                     at + ("env",) + where[1:])
     text = " ".join(t for t, _ in tokens).lower() + " " + str(image or "").lower()
     engine = next((name for word, name in ENGINES if word in text), None)
     if engine is None:
@@ -604,7 +618,7 @@ def _server(model: Model, pod: PodTemplate, container: Container) -> _Server | N
             value = item.get("value")
             env[item["name"]] = (None if "valueFrom" in item else
                                  ("" if value is None else str(value)), base + at[1:])
-    return _Server(pod, container, engine, tokens, env)
+    return _Server(pod, container, engine, tokens, env, runtime_at)
 
 
 def _nodes(pod: PodTemplate, placement: Placement, model: Model,
@@ -750,6 +764,17 @@ def _cc(value: Any) -> tuple[int, int] | None:
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
+def _image_path(s: _Server) -> Path | None:
+    """Where the server's image is written: its container's, else its runtime's."""
+    if "image" in s.container.body:
+        return field_path(s.container, "image")
+    return s.runtime[1] + ("image",) if s.runtime is not None else None
+
+
 def _violation(s: _Server, path: Path, kind: str, message: str, fix: str) -> Violation:
-    return Violation(s.pod.obj, path, f"{s.pod.name}, {describe(s.container)}: {message}",
+    """At ``path`` of the pod's object, or of its ServingRuntime where the runtime writes
+    it (an InferenceService's own paths are under ``spec.predictor``)."""
+    obj = s.runtime[0] if s.runtime is not None and path[:2] == ("spec", "containers") else (
+        s.pod.obj)
+    return Violation(obj, path, f"{s.pod.name}, {describe(s.container)}: {message}",
                      fix=fix, kind=kind)

@@ -542,6 +542,31 @@ def test_alike_findings_named_inside_brackets_are_named_without_them() -> None:
         "and 1 more at this line with this fix, alike: https://staging:6443"]
 
 
+def test_alike_findings_of_pods_and_clusters_say_each_name_once() -> None:
+    """New-user trial seventy-three (W1): one ServingRuntime's --dtype found wanting for two
+    models in two clusters, their messages apart by pod and node names: the text said
+    "alike: gpu-west-v100-1's", the Markdown "{(gpu-east-v100-1's, (gpu-west-v100-1's}" and
+    "in 4 builds". Each name once, without the bracket and the possessive it stands in."""
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.base import Report
+    from reviewbot.report.markdown import finding_entry
+    from reviewbot.report.render import render
+
+    message = "{}-predictor: --dtype=bfloat16 on every node it can land on ({}-1's V100)"
+    findings = tuple(
+        Finding("serving-runtime", "error", "runtime.yaml", 20, 11,
+                "ServingRuntime/llm/vllm", message.format(pod, cluster), "Use float16.",
+                kind="bf16", clusters=("east", "west"))
+        for pod in ("chat", "embed") for cluster in ("east", "west"))
+    lines = render(Report(findings=findings, skipped=(), quiet=()), "text").splitlines()
+    assert [line.strip() for line in lines if "more at this line" in line] == [
+        "and 3 more at this line with this fix, alike: chat-predictor, embed-predictor"]
+    entry = finding_entry(findings[0], alike=findings)
+    assert "ServingRuntime `llm/vllm` in clusters `east`, `west`" in entry
+    assert "\\{chat-predictor, embed-predictor\\}:" in entry
+    assert "\\(\\{east-1, west-1\\}'s V100\\)" in entry
+
+
 def test_the_json_names_each_other_place_of_a_cause_once() -> None:
     """New-user trial sixty-seven (D8): a review's JSON listed a policy twice in `also`
     where the text named it once (two findings of one cause at the same place)."""

@@ -140,6 +140,15 @@ spec:
     result = lint_text(tmp_path, text, only=["gpu-rollout"], config=INVENTORY)
     assert pairs(result) == [("gpu-rollout", 6)]
     assert "needs 2 nvidia.com/gpu more" in result.findings[0].message
+    # new-user trial seventy-three (W3): four replicas are replaced one at a time while the
+    # other three serve; Recreate, which stops all four, is the second choice
+    assert result.findings[0].fix == (
+        "Set spec.strategy.rollingUpdate.maxSurge: 0 with maxUnavailable: 1 (both 0 is "
+        "refused): one pod at a time stops and frees its GPUs while the other 3 serve; or "
+        "spec.strategy.type: Recreate (all 4 stop first) and delete its rollingUpdate block, "
+        "which Recreate forbids.")
+    assert [(e.path[-2:], e.op, e.value) for e in result.findings[0].edits] == [
+        (("rollingUpdate", "maxSurge"), "set", 0), (("rollingUpdate", "maxUnavailable"), "set", 1)]
     # the default maxUnavailable, 25% of 4 pods, rounds down to 1: an old pod stops first,
     # frees its GPU, and the rollout goes on pod by pod
     default = text.replace(", maxUnavailable: 0", "")

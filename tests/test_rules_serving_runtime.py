@@ -324,6 +324,15 @@ def test_an_inference_service_s_engine_is_its_serving_runtime_s(tmp_path: Path) 
     auto = isvc.replace("              runtime: vllm-openai\n", "")
     assert [f.kind for f in lint_text(tmp_path / "auto", auto, ["serving-runtime"],
                                       V100_PCIE).findings] == ["bf16"]
+    # new-user trial seventy-three (D5): the runtime's own --dtype is said where the runtime
+    # writes it (a pull request changing it had its errors at the models, none inline)
+    runtime = isvc.replace("args: [--dtype=bfloat16]", "args: [--max-model-len=8192]").replace(
+        "args: [--port=8080]", "args: [--port=8080, --dtype=bfloat16]")
+    result = lint_text(tmp_path / "runtime", runtime, ["serving-runtime"], V100_PCIE)
+    assert [(f.line, f.column, f.kind, f.object) for f in result.findings] == [
+        (22, 25, "bf16", "ClusterServingRuntime/vllm-openai")]
+    assert result.findings[0].message.startswith("chat-predictor, container kserve-container: "
+                                                 "--dtype=bfloat16 on worker-1")
 
 
 def test_an_fp8_kv_cache_a_release_with_v0_serves_otherwise_is_a_warning(tmp_path: Path) -> None:

@@ -788,15 +788,16 @@ def in_chart(model: Model, path: str) -> bool:
 
 
 def runtime_container(model: Model, pod: PodTemplate, container: Container
-                      ) -> Mapping[str, Any] | None:
+                      ) -> tuple[KObject, Path, Mapping[str, Any]] | None:
     """The container of the KServe ServingRuntime (else the ClusterServingRuntime) an
     InferenceService's model server runs in (``model.runtime``, else the one runtime that
     auto-selects its ``modelFormat``), which KServe merges under the InferenceService's own
     (``MergeRuntimeContainers``: a strategic merge, ``args`` the runtime's then the
     InferenceService's): its image, command and env come from there when the model block
     leaves them out (new-user trial sixty-one: vLLM named in a ClusterServingRuntime, the
-    GPU checks never ran). None when ``container`` is no such server or no runtime is
-    known."""
+    GPU checks never ran), with the runtime and the container's path in it (what the
+    runtime writes is placed there). None when ``container`` is no such server or no
+    runtime is known."""
     if pod.obj.kind != "InferenceService" or container.name != "kserve-container" or (
             not container.path or container.path[-1] != "model"):
         return None
@@ -816,9 +817,11 @@ def runtime_container(model: Model, pod: PodTemplate, container: Container
             return None  # (KServe's choice among several: by priority, not read here)
     if not found:
         return None
-    containers = [c for c in items(found[0].get(("spec", "containers"))) if isinstance(c, dict)]
-    return next((c for c in containers if c.get("name") == "kserve-container"),
-                containers[0] if containers else None)
+    containers = [(i, c) for i, c in enumerate(items(found[0].get(("spec", "containers"))))
+                  if isinstance(c, dict)]
+    chosen = next(((i, c) for i, c in containers if c.get("name") == "kserve-container"),
+                  containers[0] if containers else None)
+    return (found[0], ("spec", "containers", chosen[0]), chosen[1]) if chosen else None
 
 
 # ---------------------------------------------------------------- custom resources

@@ -248,6 +248,7 @@ def alike_said(first: Finding, others: Sequence[Finding],
 
         subjects = [f"{clusters_phrase(list(o.clusters))} ({subject})"
                     for o, subject in zip(others, subjects, strict=True)]
+    subjects = list(dict.fromkeys(subjects))  # one object of two clusters' builds: once
     more = f" and {len(subjects) - 3} more" if len(subjects) > 3 else ""
     fix = ("this fix" if all(o.fix == first.fix for o in others) else
            "this fix in its own namespace")
@@ -265,7 +266,9 @@ def _same_told(first: Finding, others: Sequence[Finding], f: Finding) -> bool:
 
 def _unbracketed(text: str) -> str:
     """``text`` without a bracket it closes or opens alone (a name cut from "(cluster
-    https://staging:6443)": new-user trial fifty read "alike: https://staging:6443)")."""
+    https://staging:6443)": new-user trial fifty read "alike: https://staging:6443)"), nor
+    the possessive it ends with (trial seventy-three read "alike: gpu-west-v100-1's")."""
+    text = text.removesuffix("'s")
     if text.endswith(")") and text.count(")") > text.count("("):
         text = text[:-1]
     if text.startswith("(") and text.count("(") > text.count(")"):

@@ -517,9 +517,13 @@ def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False
         kind, _, name = f.object.split("/", 2)
         spaces = [a.object.split("/", 2)[1] for a in alike]
         if len(set(spaces)) == 1:  # one namespace of several clusters' builds (new-user
-            # trial forty-five read "in 2 namespaces: `web`, `web`")
-            head.append(f"{md_text(kind)} {md_code(f'{spaces[0]}/{name}', False)} in "
-                        f"{len(alike)} builds")
+            # trial forty-five read "in 2 namespaces: `web`, `web`"); one object said of
+            # several pods and clusters is in its clusters (trial seventy-three read one
+            # ServingRuntime of two models and two clusters "in 4 builds")
+            where = (f"in clusters {', '.join(md_code(c, False) for c in f.clusters)}"
+                     if len({a.object for a in alike}) == 1 and len(f.clusters) > 1
+                     else f"in {len(alike)} builds")
+            head.append(f"{md_text(kind)} {md_code(f'{spaces[0]}/{name}', False)} {where}")
         else:
             head.append(f"{md_text(kind)} {md_code(name, False)} in {len(alike)} namespaces: "
                         f"{', '.join(md_code(s, False) for s in spaces)}")
@@ -635,15 +639,22 @@ def merged_message(messages: Sequence[str]) -> str | None:
 
 
 def _variants(words: Sequence[str]) -> str:
-    """Words that differ, as one: the common start up to a ``/`` and the common end from a
-    ``/`` (or the punctuation it ends with) kept, the parts between listed in braces."""
+    """Words that differ, as one: the common start up to a ``/`` (or the brackets and
+    quotes it opens with) and the common end from a ``/`` (or the possessive and the
+    punctuation it ends with) kept, the parts between listed in braces ("({gpu-east-1,
+    gpu-west-1}'s": trial seventy-three read "{(gpu-east-1's, (gpu-west-1's}")."""
     start = os.path.commonprefix(list(words))
-    start = start[:start.rfind("/") + 1]
+    slash = start.rfind("/")
+    start = start[:slash + 1] if slash >= 0 else start[:len(start) - len(start.lstrip("([\"'"))]
     rest = [w[len(start):] for w in words]
     end = os.path.commonprefix([w[::-1] for w in rest])[::-1]
     slash = end.find("/")
-    end = end[slash:] if slash >= 0 else end[len(end.rstrip(":,.;)")):]
-    middles = [w[:len(w) - len(end)] if end else w for w in rest]
+    if slash >= 0:
+        end = end[slash:]
+    else:
+        tail = end[len(end.rstrip(":,.;)")):]
+        end = ("'s" + tail) if end[:len(end) - len(tail)].endswith("'s") else tail
+    middles = list(dict.fromkeys(w[:len(w) - len(end)] if end else w for w in rest))
     return f"{start}{{{', '.join(middles)}}}{end}"
 
 
