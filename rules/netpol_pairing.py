@@ -179,8 +179,8 @@ A last check asks that every selector select something.
   its namespace where a workload there almost carries its labels (each label it misses is
   one the workload has, with a value one holds the other of, with two neighbouring letters
   swapped (`wbe`), or close by difflib's ratio, 0.75: `app: web-app` beside pods labelled
-  `app: web`; or one label it lacks beside others it carries exactly, `version: v2` added
-  to the selector alone, unless the label names a role a pod gets at runtime, Patroni's
+  `app: web`; or one label it lacks beside others it carries exactly or almost, `version:
+  v2` added to the selector, unless the label names a role a pod gets at runtime, Patroni's
   `spilo-role: master`), so the Service has no endpoints
   ("Service shop/web: selector app=web-app matches no pod in shop (Deployment web has
   app=web)"). Judged with or without policies in the tree. A selector like none of the
@@ -4207,14 +4207,21 @@ def _near_miss(labels: Mapping[str, str], selector: Mapping[str, str],
     is no near miss: another workload's, which the repository does not show.
 
     ``extra`` (a Service's or a budget's selector): also one label the pods do not carry
-    at all beside others they carry exactly (`version: v2` added to the selector alone:
-    new-user trial forty-one), unless it names a role (:func:`_runtime_label`)."""
+    at all beside others they carry exactly or almost (`version: v2` added to the selector
+    alone: new-user trial forty-one; beside a misspelt name, trial seventy-three D7:
+    `component: api` added with `name: llm-gatway`), unless it names a role
+    (:func:`_runtime_label`)."""
     unmet = [(key, have, want) for key, want in selector.items()
              if (have := labels.get(key)) != want]
     absent = [key for key, have, want in unmet if have is None]
-    if extra and len(absent) == 1 and len(unmet) == 1 and len(selector) > 1:
-        return not _runtime_label(absent[0], selector[absent[0]])
-    if not unmet or absent:
+    if absent:
+        if not extra or len(absent) > 1 or len(selector) < 2 or _runtime_label(
+                absent[0], selector[absent[0]]):
+            return False
+        unmet = [u for u in unmet if u[1] is not None]
+        if not unmet:
+            return True
+    if not unmet:
         return False
     import difflib  # (a Service that almost selects a workload only)
 
@@ -4296,11 +4303,24 @@ def _match_fix(best: PodTemplate, selector: Selector, nearest: str) -> str:
     carry: the label they lack named, else the labels they carry."""
     absent = [(r.key, next(iter(r.values))) for r in selector.requirements
               if r.key not in best.labels and r.operator == "In" and len(r.values) == 1]
+    apart = [(r.key, next(iter(r.values))) for r in selector.requirements
+             if r.key in best.labels and r.operator == "In" and len(r.values) == 1
+             and best.labels[r.key] not in r.values]
     if len(absent) == 1:
         key, value = absent[0]
-        return (f"Remove {key} from the selector, or add {key}: {value} to the pod labels of "
-                f"{best.kind} {best.name}.")
+        told = (f"Remove {key} from the selector, or add {key}: {value} to the pod labels of "
+                f"{best.kind} {best.name}")
+        if not apart:
+            return f"{told}."
+        # (and the label it misspells: new-user trial seventy-three D7)
+        return f"{_corrected(best, apart)}; {told[0].lower()}{told[1:]}."
     return f"Match the labels the pods carry ({nearest})."
+
+
+def _corrected(best: PodTemplate, apart: Sequence[tuple[str, str]]) -> str:
+    """"Correct the selector's app: web-app to web" for the labels ``best`` carries apart."""
+    return "Correct the selector's " + ", ".join(
+        f"{key}: {value} to {best.labels[key]}" for key, value in apart)
 
 
 def _edit_distance(a: str, b: str) -> int:

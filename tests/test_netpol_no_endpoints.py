@@ -515,6 +515,15 @@ def test_a_selector_label_the_pods_lack_beside_labels_they_carry_is_a_near_miss(
          "drain may evict every pod of Deployment api at once",
          "Remove version from the selector, or add version: v2 to the pod labels of "
          "Deployment api.")]
+    # new-user trial seventy-three (D7): the label added beside a misspelt one, `apii`
+    # for `api`: a near miss too, the fix naming both; two labels the pods lack are not
+    typo = SHOP + SERVICE % ("api", "{app: apii, version: v2}") + SERVICE % (
+        "other", "{app: apii, version: v2, tier: web}")
+    result = lint_text(tmp_path / "typo", typo, only=["netpol-pairing"])
+    assert [(f.line, f.kind, f.fix) for f in result.findings] == [
+        (32, "no-endpoints",
+         "Correct the selector's app: apii to api; remove version from the selector, or add "
+         "version: v2 to the pod labels of Deployment api.")]
 
 
 def test_a_backend_named_after_a_workload_no_service_serves_says_so(tmp_path: Path) -> None:
