@@ -78,10 +78,11 @@ Kinds:
   that allows no voluntary eviction of the pods it selects at rest: `maxUnavailable: 0`, or
   a `minAvailable` (a percentage rounded up, as the disruption controller rounds it) of at
   least the replicas they run (a HorizontalPodAutoscaler's `minReplicas` where one scales
-  them). The eviction API refuses every eviction of them, so a node drain (a cluster
-  upgrade, the autoscaler's scale-down) waits on their node until the budget changes (or,
-  for `minAvailable`, more replicas run). Pods a chart or an operator makes, pods KEDA
-  scales (to zero), and a budget that selects no pod of the repository are not judged.
+  them; a KServe component's `minReplicas`). The eviction API refuses every eviction of
+  them, so a node drain (a cluster upgrade, the autoscaler's scale-down) waits on their
+  node until the budget changes (or, for `minAvailable`, more replicas run). Pods a chart
+  or another operator makes, pods KEDA scales (to zero), and a budget that selects no pod
+  of the repository are not judged.
 - `quota-unspecified` (on the container's `resources`, or its name when it writes none): a
   namespace's ResourceQuota tracks `cpu`, `memory`, `requests.cpu`, `requests.memory`,
   `limits.cpu` or `limits.memory`, and a container (or init container) of a pod there sets
@@ -457,7 +458,7 @@ def _drains_blocked(model: Model) -> Iterator[Violation]:
         pods = [p for p in candidates if p.namespace == namespace and selector.valid
                 and selector.matches(p.labels)]
         if not pods or any((p.origin is not None and id(p) not in known)
-                           or p.controller is not None or p.kind not in _SCALED for p in pods):
+                           or p.controller is not None or not _budgeted(p) for p in pods):
             continue
         counted: list[str] = []
         replicas = 0
@@ -501,6 +502,15 @@ def _drains_blocked(model: Model) -> Iterator[Violation]:
                    else f"Set maxUnavailable: 1 in place of minAvailable {least}, or run more "
                    "replicas than the budget keeps.")
             yield Violation(budget, ("spec", field), message, fix=fix, kind="drain-blocked")
+
+
+def _budgeted(pod: PodTemplate) -> bool:
+    """Whether ``pod``'s replicas at rest are known to a budget's judgement: a workload's
+    (``_SCALED``), or a KServe component's, which keeps its ``minReplicas`` (KServe's
+    default 1; 0 scales to zero: no floor) and whose pods' labels KServe writes as the
+    model knows them (new-user trial seventy-three D1: `minAvailable: 3` of a predictor of
+    three replicas, unsaid)."""
+    return pod.kind in _SCALED or (pod.kind == "InferenceService" and pod.component is not None)
 
 
 def _rendered_pods(model: Model) -> dict[int, PodTemplate]:

@@ -506,6 +506,37 @@ spec:
                      "all": blocked, "half": [], "one": [], "keda": []}
 
 
+@pytest.mark.parametrize(("least", "replicas", "found"), [
+    ("3", "minReplicas: 3", [(6, "drain-blocked")]), ("2", "minReplicas: 3", []),
+    ("1", "", [(6, "drain-blocked")]), ("1", "minReplicas: 0", [])])
+def test_a_budget_of_a_kserve_component_s_pods_is_judged_by_its_min_replicas(
+        tmp_path: Path, least: str, replicas: str, found: list[tuple[int, str]]) -> None:
+    """New-user trial seventy-three (D1): `minAvailable: 3` over a predictor of three
+    replicas, selected by the `serving.kserve.io/inferenceservice` label KServe gives its
+    pods: unsaid, as every operator's pods were. KServe keeps `minReplicas` (its default 1);
+    0 scales to zero, no floor."""
+    text = f"""
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {{name: chat, namespace: llm}}
+spec:
+  selector: {{matchLabels: {{serving.kserve.io/inferenceservice: chat}}}}
+  minAvailable: {least}
+---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {{name: chat, namespace: llm}}
+spec:
+  predictor:
+    {replicas or "timeout: 60"}
+    model: {{modelFormat: {{name: vllm}}, storageUri: "pvc://models/chat"}}
+"""
+    result = lint_text(tmp_path, text, only=["schedulability"])
+    assert [(f.line, f.kind) for f in result.findings] == found
+    if found and least == "3":
+        assert "(InferenceService chat-predictor: 3)" in result.findings[0].message
+
+
 def test_an_autoscaler_naming_what_a_chart_of_the_tree_s_values_makes_is_not_judged(
         tmp_path: Path) -> None:
     """Judge round BP (GoogleCloudPlatform/bank-of-anthos): an HPA scales StatefulSet
