@@ -83,6 +83,11 @@ Kinds:
   node until the budget changes (or, for `minAvailable`, more replicas run). Pods a chart
   or another operator makes, pods KEDA scales (to zero), and a budget that selects no pod
   of the repository are not judged.
+- `priority-missing` (warning, on the `priorityClassName`): a pod names a PriorityClass its
+  cluster's build does not declare, where it declares others (the repository manages the
+  cluster's priorities): the API server's Priority admission refuses every pod of it ("no
+  PriorityClass with name ... was found"). A warning: a chart or a hand may add the class;
+  `system-cluster-critical` and `system-node-critical` are every cluster's.
 - `quota-unspecified` (on the container's `resources`, or its name when it writes none): a
   namespace's ResourceQuota tracks `cpu`, `memory`, `requests.cpu`, `requests.memory`,
   `limits.cpu` or `limits.memory`, and a container (or init container) of a pod there sets
@@ -240,7 +245,8 @@ OPTIONS: tuple[Any, ...] = ()
 SEVERITIES = {"node-full": "error", "too-big": "error", "over-limit": "error",
               "no-such-node": "warning", "untolerated": "error", "foreign-node": "error",
               "pool-full": "error", "scale-target": "warning", "drain-blocked": "warning",
-              "claim-missing": "warning", "scale-target-lost": "error",
+              "claim-missing": "warning", "priority-missing": "warning",
+              "scale-target-lost": "error",
               "quota-unspecified": "error", "quota-exceeded": "error",
               "quota-surge": "error"}
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
@@ -266,6 +272,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         yield from _scale_targets(view)
         yield from _drains_blocked(view)
         yield from _claims_missing(view)
+        yield from _priorities_missing(view)
         yield from _quotas(view)
 
 
@@ -598,6 +605,48 @@ def _claims_missing(model: Model) -> Iterator[Violation]:
                 f"(persistentvolumeclaim \"{claim}\" not found)",
                 fix=f"Name the claim {near}, or add PersistentVolumeClaim {claim}.",
                 kind="claim-missing", doubt=runs_doubt(model, [pod]))
+
+
+# the PriorityClasses every cluster has (the API server creates them)
+_SYSTEM_PRIORITIES = frozenset({"system-cluster-critical", "system-node-critical"})
+
+
+def _priorities_missing(model: Model) -> Iterator[Violation]:
+    """``priority-missing``: a pod's ``priorityClassName`` naming a PriorityClass its
+    cluster's build does not declare, where it declares others (the repository manages the
+    cluster's priorities): the API server's Priority admission refuses every pod of it ("no
+    PriorityClass with name ... was found"), so its controller creates none (new-user trial
+    seventy-three D2: `ml-serving-high` beside the declared `ml-serving-critical`). A
+    warning: a chart or a hand may add the class where reviewbot does not see; the two the
+    API server creates (``system-cluster-critical``, ``system-node-critical``) are there."""
+    classes = {o.name: o for o in model.objects
+               if o.kind == "PriorityClass" and o.group == "scheduling.k8s.io"}
+    if not classes:
+        return
+    said: set[tuple[str, int]] = set()
+    for pod in model.pods:
+        name = pod.spec.get("priorityClassName")
+        if pod.origin is not None or not isinstance(name, str) or not name.strip() or (
+                name in classes or name in _SYSTEM_PRIORITIES or "$" in name or "{" in name):
+            continue
+        path = (*pod.spec_path, "priorityClassName")
+        where = (pod.obj.file, pod.obj.position(path)[0])
+        if where in said:
+            continue
+        said.add(where)
+        near = _close(name, classes)
+        declared = ", ".join(sorted(classes)[:5]) + (
+            f" and {len(classes) - 5} more" if len(classes) > 5 else "")
+        yield Violation(
+            pod.obj, path,
+            f"{pod.name}: priorityClassName {name} names a PriorityClass the repository does "
+            f"not declare ({f'did you mean {near}? ' if near else ''}it declares {declared}): "
+            "unless the cluster has it from elsewhere, the API server's Priority admission "
+            f"refuses every pod of it (no PriorityClass with name {name} was found), so none "
+            "is created",
+            fix=(f"Name the PriorityClass {near}, or add PriorityClass {name}." if near else
+                 f"Name a declared PriorityClass ({declared}), or add PriorityClass {name}."),
+            kind="priority-missing", doubt=runs_doubt(model, [pod]))
 
 
 # ---------------------------------------------------------------- namespace quotas

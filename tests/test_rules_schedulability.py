@@ -537,6 +537,43 @@ spec:
         assert "(InferenceService chat-predictor: 3)" in result.findings[0].message
 
 
+@pytest.mark.parametrize(("name", "found"), [
+    ("ml-serving-high", [(15, "priority-missing")]),
+    ("ml-servng-critical", [(15, "priority-missing")]),
+    ("ml-serving-critical", []), ("system-node-critical", []), ("${PRIORITY}", [])])
+def test_a_priority_class_the_repository_does_not_declare_refuses_the_pods(
+        tmp_path: Path, name: str, found: list[tuple[int, str]]) -> None:
+    """New-user trial seventy-three (D2): `priorityClassName: ml-serving-high` where the
+    repository declares three PriorityClasses, none of that name: the Priority admission
+    refuses every pod. A warning (a chart may add it); the API server's own two are there."""
+    text = f"""
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {{name: ml-serving-critical}}
+value: 900000
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: embed, namespace: llm}}
+spec:
+  selector: {{matchLabels: {{app: embed}}}}
+  template:
+    metadata: {{labels: {{app: embed}}}}
+    spec:
+      containers: [{{name: embed, image: x}}]
+      priorityClassName: {name}
+"""
+    result = lint_text(tmp_path, text, only=["schedulability"])
+    assert [(f.line, f.kind) for f in result.findings] == found
+    if name == "ml-servng-critical":
+        assert (result.findings[0].severity, result.findings[0].fix) == (
+            "warning", "Name the PriorityClass ml-serving-critical, or add PriorityClass "
+                       "ml-servng-critical.")
+    # a repository that declares no PriorityClass leaves the cluster's to it
+    bare = text.split("---", 1)[1]
+    assert lint_text(tmp_path / "bare", bare, only=["schedulability"]).findings == []
+
+
 def test_an_autoscaler_naming_what_a_chart_of_the_tree_s_values_makes_is_not_judged(
         tmp_path: Path) -> None:
     """Judge round BP (GoogleCloudPlatform/bank-of-anthos): an HPA scales StatefulSet
