@@ -321,7 +321,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   no folder of the repository, where another entry of it names one (so its repository is
   this one), is `idle-generator` (warning): Argo CD makes no Application for it, without an
   error; in a review, an entry that named folders before the change and names none after it
-  (the folders moved) is `missing`, at the entry: the Applications it made go;
+  (the folders moved) is `missing`, at the entry: the Applications it made go; so is a
+  clusters generator's `matchLabels` that no cluster Secret of the repository carries where
+  one carries them but one label spelt apart (`V100` for `v100`), at that label;
 - when the repository has GitOps roots (see docs/precision.md), a folder of manifests no root
   applies (an `.archive/`, an app commented out of a cluster) is one `not-applied` info for
   the topmost such folder, and nothing in it is judged; without roots, an archive or hidden
@@ -652,6 +654,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _flux_values_files(model, index, graph)
     yield from _generated_paths(model, index, graph)
     yield from _idle_generators(model, index, graph)
+    yield from _idle_cluster_selectors(model)
     yield from _sync_paths(model)
     yield from _resource_set_paths(model, graph)
     yield from _dependencies(model)
@@ -3866,20 +3869,70 @@ def _generators_emptied(base: Model, head: Model) -> Iterator[Violation]:
                     fix="Point the entry at the folders' new place, or restore them.")
 
 
-def _git_generators(generators: Any, at: Path = ("spec", "generators")
+def _git_generators(generators: Any, at: Path = ("spec", "generators"), kind: str = "git"
                     ) -> Iterator[tuple[Path, Mapping[str, Any]]]:
-    """The git generators of an ApplicationSet's ``generators`` (in a matrix or merge
-    generator's too), each with its path in the object."""
+    """The git generators (or those of another ``kind``: ``clusters``) of an ApplicationSet's
+    ``generators`` (in a matrix or merge generator's too), each with its path in the
+    object."""
     for i, generator in enumerate(_list(generators)):
         if not isinstance(generator, dict):
             continue
-        if isinstance(generator.get("git"), dict):
-            yield (*at, i), generator["git"]
+        if isinstance(generator.get(kind), dict):
+            yield (*at, i), generator[kind]
         for nested in ("matrix", "merge"):
             inner = generator.get(nested)
             if isinstance(inner, dict):
                 yield from _git_generators(inner.get("generators"),
-                                           (*at, i, nested, "generators"))
+                                           (*at, i, nested, "generators"), kind)
+
+
+def _idle_cluster_selectors(model: Model) -> Iterator[Violation]:
+    """``idle-generator``: an ApplicationSet's clusters generator whose ``matchLabels``
+    select no cluster Secret of the repository, where one carries every label it names,
+    one of them spelt apart (`V100` for `v100`, `egde` for `edge`): Argo CD makes no
+    Application from it, without an error (new-user trial seventy-three D3: a lint said
+    nothing of the typo a review called deleting every app). At the label misspelt."""
+    from reviewbot.model.reach import secret_data
+    from reviewbot.words import misspelt
+
+    secrets = [o for o in model.objects if o.kind == "Secret" and o.group == "" and (
+        o.labels.get("argocd.argoproj.io/secret-type") == "cluster")]
+    if not secrets:
+        return
+    for obj in model.objects:
+        if obj.kind != "ApplicationSet" or obj.group != ARGO_GROUP:
+            continue
+        for at, clusters in _git_generators(obj.get(("spec", "generators")), kind="clusters"):
+            wanted = dig(clusters, ("selector", "matchLabels"))
+            if not isinstance(wanted, dict) or not wanted or any(
+                    not isinstance(v, str) or "{{" in v for v in wanted.values()) or any(
+                    all(s.labels.get(k) == v for k, v in wanted.items()) for s in secrets):
+                continue
+            near: dict[tuple[str, str, str], list[str]] = {}  # (key, value, theirs) -> clusters
+            for secret in secrets:
+                apart = [(k, v, secret.labels.get(k)) for k, v in wanted.items()
+                         if secret.labels.get(k) != v]
+                if len(apart) != 1:
+                    continue
+                key, value, have = apart[0]
+                if isinstance(have, str) and (have.lower() == value.lower()
+                                              or misspelt(value, [have])):
+                    near.setdefault((key, value, have), []).append(
+                        secret_data(secret.body).get("name") or secret.name)
+            if len(near) != 1:
+                continue  # (none near, or several readings: not one typo)
+            (key, value, have), names = next(iter(near.items()))
+            label = "the cluster Secret" + (
+                f"s of {', '.join(sorted(names))} have" if len(names) > 1
+                else f" of {names[0]} has")
+            yield Violation(
+                obj, (*at, "clusters", "selector", "matchLabels", key),
+                f"ApplicationSet {obj.namespace or 'default'}/{obj.name}: its clusters "
+                f"generator selects {key}={value}, which no cluster Secret of this repository "
+                f"carries ({label} {key}={have}), so it makes no Application for "
+                f"{'them' if len(names) > 1 else 'it'}, without an error",
+                kind="idle-generator",
+                fix=f"Correct the selector's {key}: {value!r} to {have!r}.")
 
 
 def _left_over(obj: KObject, by_hand: Mapping[str, str],

@@ -15,7 +15,7 @@ import pytest
 
 from reviewbot.forge.diffmap import parse_git_diff
 
-from .helpers import ROOT, SEEDS, GitRepo, run_cli
+from .helpers import ROOT, SEEDS, GitRepo, lint_dir, run_cli, write
 
 RULE = "change-safety"
 
@@ -3733,6 +3733,30 @@ def cluster_secret(name: str, env: str) -> str:
     return (f"apiVersion: v1\nkind: Secret\nmetadata: {{name: {name}, namespace: argocd, "
             f"labels: {{argocd.argoproj.io/secret-type: cluster, env: {env}}}}}\n"
             f"stringData: {{name: {name}, server: 'https://{name[-1]}.example:6443'}}\n")
+
+
+@pytest.mark.parametrize(("selects", "found"), [
+    ("egde", [(6, "Correct the selector's env: 'egde' to 'edge'.")]),
+    ("EDGE", [(6, "Correct the selector's env: 'EDGE' to 'edge'.")]),
+    ("edge", []), ("prod", [])])
+def test_a_clusters_selector_no_secret_carries_but_misspelt_is_idle(
+        tmp_path: Path, selects: str, found: list[tuple[int, str]]) -> None:
+    """New-user trial seventy-three (D3): `acme.ml/accelerator: V100` for the cluster
+    Secrets' `v100`: the ApplicationSet makes no Application and a lint said nothing (a
+    review calls it deleting every app). A warning at the label; a value like none of the
+    Secrets' may select clusters registered elsewhere: not judged."""
+    write(tmp_path, {"root.yaml": ARGO_ROOT, "argocd/appset.yaml": guestbook_appset(selects),
+                     "argocd/edge-a.yaml": cluster_secret("edge-a", "edge"),
+                     "argocd/edge-b.yaml": cluster_secret("edge-b", "edge"),
+                     "apps/guestbook/cm.yaml": GUESTBOOK_CM})
+    idle = [f for f in lint_dir(tmp_path, ["kustomize-integrity"]).findings
+            if f.kind == "idle-generator"]
+    assert [(f.line, f.fix) for f in idle] == found
+    if selects == "egde":
+        assert idle[0].message == (
+            "ApplicationSet argocd/guestbook: its clusters generator selects env=egde, which "
+            "no cluster Secret of this repository carries (the cluster Secrets of edge-a, "
+            "edge-b have env=edge), so it makes no Application for them, without an error")
 
 
 def test_a_clusters_selector_misspelt_deletes_the_app_by_typo(

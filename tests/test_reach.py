@@ -8,6 +8,7 @@ a child is judged as its parent builds it.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import textwrap
 import time
@@ -4392,6 +4393,15 @@ def test_a_configured_cluster_no_destination_names_is_said_with_the_one_meant(
         "https://prod.example.org:6443, https://staging.example.org:6443; an Argo "
         "CD destination without a name is named by its server URL), so its nodes and "
         "Kubernetes version judge nothing; did you mean https://staging.example.org:6443?"]
+    # new-user trial seventy-three (D3): a tree without a root (an ApplicationSet's selector
+    # misspelt, no Application made) has no cluster to give them: each is said too
+    for folder in ("argocd", "apps/prod"):
+        shutil.rmtree(tmp_path / folder)
+    result = lint_dir(tmp_path, only=["schema"])
+    assert [s.reason for s in result.model.skipped if s.path == ".reviewbot.yaml"] == [
+        f"clusters: entry {name} names no cluster of the tree (it has no cluster root to "
+        "tell the configured clusters apart), so its nodes and Kubernetes version judge "
+        "nothing" for name in ("https://prod.example.org:6443", "staging")]
 
 
 def test_a_chart_s_crds_are_its_content_not_a_folder_no_root_applies(tmp_path: Path) -> None:

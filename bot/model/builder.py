@@ -284,6 +284,13 @@ def build_model(
         # one cluster configured: its nodes and version are the tree's (they were read only
         # where two clusters or more are told apart)
         model.inventory = cluster_inventory(configured[0], inventory)
+    else:  # several, and no cluster of the tree to tell them apart (new-user trial
+        # seventy-three D3: a misspelt ApplicationSet selector left none, and the inventory
+        # of gpu-east and gpu-west judged nothing without a word)
+        model.skipped.extend(_clusters_unmatched({
+            str(spec["name"]): spec for spec in configured
+            if isinstance(spec, dict) and isinstance(spec.get("name"), str)
+            and (spec.get("nodes") or spec.get("kubernetes-version"))}, {}))
     not_judged_at = len(model.skipped)  # (filled once the objects say who builds what)
     charts = _chart_content(graph.paths)
     model.skipped.extend(_generated_elsewhere(graph.paths, charts))
@@ -1286,11 +1293,12 @@ def _clusters_unmatched(configured: Mapping[str, Any], entries: Mapping[str, Any
         near = [n for n in names if name.lower() in n.lower()] or difflib.get_close_matches(
             name, names, 1, 0.6)
         meant = f"; did you mean {near[0]}?" if near else ""
+        known = (f"its clusters: {', '.join(names[:6])}{' and more' if len(names) > 6 else ''}"
+                 "; an Argo CD destination without a name is named by its server URL"
+                 if names else "it has no cluster root to tell the configured clusters apart")
         yield Skipped(".reviewbot.yaml", (
-            f"clusters: entry {name} names no cluster of the tree (its clusters: "
-            f"{', '.join(names[:6])}{' and more' if len(names) > 6 else ''}; an Argo CD "
-            f"destination without a name is named by its server URL), so its nodes and "
-            f"Kubernetes version judge nothing{meant}"))
+            f"clusters: entry {name} names no cluster of the tree ({known}), so its nodes "
+            f"and Kubernetes version judge nothing{meant}"))
 
 
 def _created_by_hand(model: Model) -> None:
