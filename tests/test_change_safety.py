@@ -441,13 +441,16 @@ def test_removals_under_prune_delete_and_without_prune_orphan(
         "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi"),
         "apps/cm.yaml": config,
         "apps/ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n",
+        "apps/vacant.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: vacant}\n",
         "apps/README.md": "# apps\n",  # (the folder stays: a path not found prunes nothing)
     })
-    head = repo.commit({"apps/pvc.yaml": None, "apps/cm.yaml": None, "apps/ns.yaml": None})
+    head = repo.commit({"apps/pvc.yaml": None, "apps/cm.yaml": None, "apps/ns.yaml": None,
+                        "apps/vacant.yaml": None})
     code, found = review(repo, base, head, capsys)
     assert code == 1
     assert verdicts(found) == [
-        ("error", "apps/ns.yaml", 3), ("error", "apps/pvc.yaml", 3), ("info", "apps/cm.yaml", 3),
+        ("error", "apps/ns.yaml", 3), ("error", "apps/pvc.yaml", 3),
+        ("error", "apps/vacant.yaml", 3), ("info", "apps/cm.yaml", 3),
     ]
     messages = {f["file"]: f["message"] for f in found}
     assert messages["apps/pvc.yaml"].startswith(
@@ -457,6 +460,10 @@ def test_removals_under_prune_delete_and_without_prune_orphan(
     assert ("everything in namespace shop (2 objects of this repository, among them "
             "PersistentVolumeClaim data, and whatever else runs there)") in messages[
         "apps/ns.yaml"]
+    # none of the repository's (a chart's objects, unrendered: new-user trial seventy-three
+    # W4 read "0 objects of this repository")
+    assert messages["apps/vacant.yaml"].endswith(
+        "which deletes everything in namespace vacant (whatever runs there)")
     # Without prune the same removal leaves the objects running, unmanaged.
     other = GitRepo(tmp_path / "other")
     kept = other.commit({"clusters/apps.yaml": flux(prune="false"),
@@ -3710,6 +3717,14 @@ GUESTBOOK_CM = ("apiVersion: v1\nkind: ConfigMap\n"
                 "metadata: {name: guestbook, namespace: guestbook}\ndata: {a: b}\n")
 
 
+GUESTBOOK_WEB = ("apiVersion: apps/v1\nkind: Deployment\n"
+                 "metadata: {name: web, namespace: guestbook}\nspec:\n"
+                 "  selector: {matchLabels: {app: web}}\n  template:\n"
+                 "    metadata: {labels: {app: web}}\n    spec:\n"
+                 "      containers: [{name: web, image: x, envFrom: [{configMapRef: "
+                 "{name: guestbook}}]}]\n")
+
+
 def guestbook_appset(env: str, prune: bool = False) -> str:
     """An ApplicationSet whose clusters generator selects the cluster Secrets of ``env``."""
     return textwrap.dedent(f"""\
@@ -3770,12 +3785,26 @@ def test_a_clusters_selector_misspelt_deletes_the_app_by_typo(
     repo = GitRepo(tmp_path / "repo")
     base = repo.commit({"root.yaml": ARGO_ROOT, "argocd/appset.yaml": guestbook_appset("edge"),
                         "argocd/edge-a.yaml": cluster_secret("edge-a", "edge"),
-                        "apps/guestbook/cm.yaml": GUESTBOOK_CM})
+                        "apps/guestbook/cm.yaml": GUESTBOOK_CM,
+                        "apps/guestbook/web.yaml": GUESTBOOK_WEB})
     head = repo.commit({"argocd/appset.yaml": guestbook_appset("egde")})
     _, found = review(repo, base, head, capsys)
     (lost,) = [f for f in found if f["object"] == "ConfigMap/guestbook/guestbook"]
     assert (lost["severity"], lost["file"], lost["line"]) == ("error", "argocd/appset.yaml", 6)
     assert "(its selector env: 'egde' misspells the clusters' 'edge')" in lost["message"]
+    # (new-user trial seventy-three W4: the Deployment reading it goes with it, and does
+    # not "still read it", though the head, with no Application left, has no root)
+    assert "still reads" not in lost["message"]
+    rootless = GitRepo(tmp_path / "rootless")
+    was = rootless.commit({"argocd/appset.yaml": guestbook_appset("edge"),
+                           "argocd/edge-a.yaml": cluster_secret("edge-a", "edge"),
+                           "apps/guestbook/cm.yaml": GUESTBOOK_CM,
+                           "apps/guestbook/web.yaml": GUESTBOOK_WEB})
+    now = rootless.commit({"argocd/appset.yaml": guestbook_appset("egde")})
+    _, said = review(rootless, was, now, capsys)
+    (gone,) = [f for f in said if f["object"] == "ConfigMap/guestbook/guestbook"]
+    assert "(its selector env: 'egde' misspells" in gone["message"]
+    assert "still reads" not in gone["message"]
     assert lost["fix"] == ("Correct the selector env: 'egde' of ApplicationSet argocd/guestbook "
                            "to 'edge'. Nothing else to do.")
     _, found = review(repo, base, head, capsys, rule="kustomize-integrity")
