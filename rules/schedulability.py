@@ -108,6 +108,11 @@ Kinds:
   Deployment's RollingUpdate starts new pods before an old one stops (its maxUnavailable
   rounds down to 0: the default 25% of fewer than 4 replicas) and they do not fit beside the
   others: the quota admission refuses them, and every rollout of it waits forever.
+- `quota-ceiling` (warning, on the autoscaler's `maxReplicas`): the namespace's pods fit the
+  quota at a HorizontalPodAutoscaler's floor, but its `maxReplicas` asks more than the
+  quota leaves beside the other workloads: past the pods that fit, the quota admission
+  refuses the new pods and the autoscaler never scales further. A warning: the load may
+  never ask it.
 
 Quotas with `scopes` or a `scopeSelector` count some pods only: not judged; nor pods a chart
 other than app-template renders, or an operator makes.
@@ -248,7 +253,7 @@ SEVERITIES = {"node-full": "error", "too-big": "error", "over-limit": "error",
               "claim-missing": "warning", "priority-missing": "warning",
               "scale-target-lost": "error",
               "quota-unspecified": "error", "quota-exceeded": "error",
-              "quota-surge": "error"}
+              "quota-surge": "error", "quota-ceiling": "warning"}
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 # what the API server compares for every container: the request at most the limit
 # (extended resources must be equal: gpu-parallelism's)
@@ -827,6 +832,7 @@ def _exceeded(model: Model, quota: KObject, pods: Sequence[PodTemplate], scaled:
         total = sum((one * n for _, n, one in asked), Fraction(0))
         if total <= allowed:
             yield from _no_surge_room(quota, key, value, allowed, total, asked)
+            yield from _no_scale_room(quota, key, value, allowed, total, asked, scaled)
             continue
         asked.sort(key=lambda a: -a[1] * a[2])
         # (a floor an autoscaler sets is named: new-user trial seventy read "Deployment web
@@ -855,6 +861,38 @@ def _exceeded(model: Model, quota: KObject, pods: Sequence[PodTemplate], scaled:
             cause=f"{quota.ref}:{key}",
             others=tuple(Violation(obj, at, message, fix=fix, kind="quota-exceeded")
                          for obj, at in places))
+
+
+def _no_scale_room(quota: KObject, key: str, value: Any, allowed: Fraction, total: Fraction,
+                   asked: Sequence[tuple[PodTemplate, int, Fraction]], scaled: Scaled
+                   ) -> Iterator[Violation]:
+    """``quota-ceiling``: the namespace's pods fit the quota at their autoscaler's floor, but
+    a HorizontalPodAutoscaler's ``maxReplicas`` asks more than it leaves: past the pods that
+    fit, the quota admission refuses the ReplicaSet's new pods ("exceeded quota"), so the
+    autoscaler never scales that far, when the load asks it (new-user trial seventy-three
+    D4: `maxReplicas: 20` of 1 CPU each under a quota of 12). A warning: the load may never
+    ask it."""
+    for pod, n, one in asked:
+        hpa = _scaler(pod, scaled)
+        most = hpa.get(("spec", "maxReplicas")) if hpa is not None else None
+        if hpa is None or not isinstance(most, int) or isinstance(most, bool) or most <= n:
+            continue
+        room = allowed - (total - one * n)  # what the others leave it
+        fits = int(room // one)
+        if fits >= most:
+            continue
+        message = (
+            f"HorizontalPodAutoscaler {hpa.namespace}/{hpa.name} scales {pod.kind} {pod.name} "
+            f"up to {most} pods ({_amount(key, one)} {key} each), but ResourceQuota "
+            f"{quota.namespace}/{quota.name} allows {key} {value} in namespace "
+            f"{quota.namespace}, room for {plural(fits, 'pod')} of it beside the other "
+            f"workloads: past {fits}, the API server refuses its new pods (\"exceeded "
+            "quota\"), and the autoscaler never scales further")
+        fix = (f"Lower maxReplicas to {fits}, or raise spec.hard.{key} of ResourceQuota "
+               f"{quota.name} to at least {_amount(key, total + one * (most - n))}.")
+        yield Violation(hpa, ("spec", "maxReplicas"), message, fix=fix, kind="quota-ceiling",
+                        others=(Violation(quota, ("spec", "hard", key), message, fix=fix,
+                                          kind="quota-ceiling"),))
 
 
 def _count_place(pod: PodTemplate, scaled: Scaled) -> tuple[KObject, Path | None]:

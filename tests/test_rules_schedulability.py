@@ -995,9 +995,20 @@ def test_a_quota_its_namespace_s_workloads_exceed_refuses_the_pods_past_it(
                      "metadata: {name: api, namespace: api}\nspec:\n  scaleTargetRef: "
                      "{apiVersion: apps/v1, kind: Deployment, name: api}\n"
                      "  minReplicas: 2\n  maxReplicas: 3\n")
-    # (at its floor the pods fill the quota: the rollout's surge pod is what no longer fits)
-    assert checks(lint_text(tmp_path, scaled, only=["schedulability"])) == [
-        ("schedulability[quota-surge]", 7)]
+    # (at its floor the pods fill the quota: the rollout's surge pod is what no longer fits,
+    # nor its third replica: new-user trial seventy-three D4, `maxReplicas` past the quota)
+    result = lint_text(tmp_path, scaled, only=["schedulability"])
+    assert checks(result) == [("schedulability[quota-ceiling]", 29),
+                              ("schedulability[quota-surge]", 7)]
+    (ceiling,) = [f for f in result.findings if f.kind == "quota-ceiling"]
+    assert (ceiling.severity, ceiling.message, ceiling.fix) == (
+        "warning",
+        "HorizontalPodAutoscaler api/api scales Deployment api up to 3 pods (2Gi limits.memory "
+        "each), but ResourceQuota api/compute allows limits.memory 4Gi in namespace api, room "
+        "for 2 pods of it beside the other workloads: past 2, the API server refuses its new "
+        "pods (\"exceeded quota\"), and the autoscaler never scales further",
+        "Lower maxReplicas to 2, or raise spec.hard.limits.memory of ResourceQuota compute to "
+        "at least 6Gi.")
     # a floor above the quota: the autoscaler is named, and its minReplicas is the other
     # place (new-user trial seventy D3: "Deployment web (6 x 500m)" of replicas: 3)
     (over,) = lint_text(tmp_path, scaled.replace("minReplicas: 2", "minReplicas: 3"),
@@ -1012,6 +1023,9 @@ def test_a_quota_its_namespace_s_workloads_exceed_refuses_the_pods_past_it(
                    "      containers:\n      - name: m\n        image: nginx:1.27\n"
                    "        resources: {requests: {cpu: '1'}, limits: {memory: 5Gi}}\n")
     assert checks(lint_text(tmp_path, job, only=["schedulability"])) == []
+    # room for the autoscaler's every replica: nothing said
+    assert checks(lint_text(tmp_path, scaled.replace("limits.memory: 4Gi", "limits.memory: 8Gi"),
+                            only=["schedulability"])) == []
 
 
 def test_what_may_set_resources_at_admission_makes_a_missing_one_a_warning(
