@@ -2049,6 +2049,67 @@ def test_a_flux_instance_without_sync_hides_no_self_applying_root(tmp_path: Path
         ("cluster/ks.yaml", "self-applying Flux Kustomization")]
 
 
+def test_a_self_applying_kustomization_a_shallower_one_applies_roots_no_cluster(
+        tmp_path: Path) -> None:
+    """Judge round DP (truxnell/home-cluster): helios' `cluster` applies ./flux, whose
+    `cluster-apps` applies ./apps; `cluster-apps-mariadb` there applies its own folder, so it
+    is self-applying too, and was walked first (by file order) as a cluster of its own,
+    "apps/mariadb", lacking the HelmRepository helios has: a false `source` warning. Walked
+    shallowest first, it is helios' only."""
+    write(tmp_path, {
+        "helios/flux/config/cluster.yaml": """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: home, namespace: flux-system}
+            spec: {url: https://github.com/acme/home}
+            ---
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: cluster, namespace: flux-system}
+            spec:
+              path: ./helios/flux
+              sourceRef: {kind: GitRepository, name: home}
+        """,
+        "helios/flux/repositories/charts.yaml": """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: HelmRepository
+            metadata: {name: charts, namespace: flux-system}
+            spec: {url: https://charts.example.org}
+        """,
+        "helios/flux/apps.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: cluster-apps, namespace: flux-system}
+            spec:
+              path: ./helios/apps
+              sourceRef: {kind: GitRepository, name: home}
+        """,
+        "helios/apps/kustomization.yaml": "resources: [./mariadb/ks.yaml]\n",
+        "helios/apps/mariadb/ks.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: cluster-apps-mariadb, namespace: flux-system}
+            spec:
+              path: ./helios/apps/mariadb/
+              sourceRef: {kind: GitRepository, name: home}
+        """,
+        "helios/apps/mariadb/app/helmrelease.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: mariadb, namespace: databases}
+            spec:
+              chart:
+                spec:
+                  chart: mariadb
+                  sourceRef: {kind: HelmRepository, name: charts, namespace: flux-system}
+        """,
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(r.file, r.how) for r in result.model.derived["reach"].roots] == [
+        ("helios/flux/config/cluster.yaml", "self-applying Flux Kustomization")]
+    assert [(r, f) for r, _, f, _ in found(result) if "source" in r] == []
+
+
 def test_the_kustomizations_a_resource_set_makes_of_its_inputs_are_followed(
         tmp_path: Path) -> None:
     """Judge round DB (m00nwtchr/homelab-cluster): a flux-operator ResourceSet makes one

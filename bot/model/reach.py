@@ -330,7 +330,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     # folder) roots no cluster of its own (judge round DP: truxnell/home-cluster's HelmRelease
     # in a "cluster kubernetes/helios/apps/databases/mariadb" lacking helios' repositories)
     selfish = walker.self_applied
-    steps = sorted(steps, key=lambda s: (s.file.count("/") if s.file in selfish else -1))
+    steps = sorted(steps, key=lambda s: (s.cluster.count("/") if s.file in selfish else -1))
     if len({s.cluster for s in steps}) > 1:  # (each cluster's own settings, known before
         for step in steps:  # any is walked: a source only another cluster makes is none of
             walker.prime(step)  # this one's; new-user trial sixty-four)
