@@ -135,8 +135,9 @@ Every pod an egress policy isolates must still reach DNS.
   pod selector carries labels a kustomize build added (`commonLabels`, or `labels` with
   `includeSelectors`) that no pod of the repository carries reaches none: the cluster's DNS
   pods are not made by that build, and the finding says which labels. It is a warning when
-  none of the pods names an
-  in-cluster address (whether they resolve names is not seen), when a chart renders the
+  none of the pods names an in-cluster address, a name a Cilium `toFQDNs` lets them reach,
+  or the internet on TCP 443 or 80 (an `ipBlock` of a /8 or wider: hosts reached by name)
+  (whether they resolve names is not seen), when a chart renders the
   policy or the pods, and when a release reviewbot does not evaluate may render more
   policies in their namespace; with AdminNetworkPolicies in the tree it is not judged. Pods
   whose maker adds labels reviewbot does not list (an operator's) are not said denied when
@@ -2330,10 +2331,17 @@ def _dns_denied(net: Network, model: Model) -> Iterator[Violation]:
         else:  # (a name their own policy lets them reach: they look it up; new-user trial
             # sixty-nine's ollama and vLLM, toFQDNs huggingface.co, "names no address")
             named = next((name for p in policies for name in _fqdn_names(p)), None)
+            web = next(((p, port) for p in policies if (port := _web_port(p)) is not None),
+                       None) if named is None else None
             if named is not None:
                 calls = named
                 message += f", {named} (which {policies[0].described} lets them reach by " \
                            "name) among them"
+            elif web is not None:  # (the web by name: new-user trial seventy-two D4, vLLM's
+                # model download, `0.0.0.0/0` on 443, "names no in-cluster address")
+                calls = f"the internet hosts on {web[1]}"
+                message += (f", the internet hosts {web[0].described} lets them reach on "
+                            f"{web[1]} among them")
         doubts = [p.rendered_by for p in policies if p.rendered_by]
         namespaces = {net.pods[i].namespace for i in pods}
         charts = [r.ref for r in net.releases if not r.evaluated and r.namespace in namespaces]
@@ -2393,6 +2401,21 @@ def _dns_denied(net: Network, model: Model) -> Iterator[Violation]:
                            cause=f"no DNS for {names}")
                  for p, key in places]
         yield replace(found[0], others=tuple(found[1:MAX_PLACES]))
+
+
+def _web_port(policy: Policy) -> str | None:
+    """"TCP 443" (or 80) where an egress rule of ``policy`` lets its pods reach the internet
+    (an ipBlock of a /8 or wider) on that port: hosts reached by name, over HTTPS or HTTP."""
+    for rule in policy.egress:
+        wide = any(peer.ip is not None and peer.ip.valid and "/" in peer.ip.cidr and (
+            peer.ip.cidr.rsplit("/", 1)[1].isdigit() and int(peer.ip.cidr.rsplit("/", 1)[1]) <= 8)
+            for peer in rule.peers or ())
+        if not wide:
+            continue
+        for spec in rule.ports or ():
+            if spec.protocol == "TCP" and spec.port in (443, 80):
+                return f"TCP {spec.port}"
+    return None
 
 
 def _fqdn_names(policy: Policy) -> list[str]:

@@ -1103,6 +1103,19 @@ def test_a_pod_that_names_no_address_gets_a_warning(tmp_path: Path) -> None:
     assert result.findings[0].message.endswith(
         " Not certain: reviewbot could not see whether these pods resolve names (their "
         "configuration names no in-cluster address).")
+    # new-user trial seventy-two (D4): the same pods let out to the internet on 443 (a model
+    # download) reach hosts by name: an error; a narrow ipBlock or another port is no web
+    for cidr, port, severity in (("0.0.0.0/0", 443, "error"), ("10.20.0.0/16", 443, "warning"),
+                                 ("0.0.0.0/0", 5432, "warning")):
+        web = (f"  - to: [{{ipBlock: {{cidr: {cidr}, except: [10.0.0.0/8]}}}}]\n"
+               f"    ports: [{{port: {port}, protocol: TCP}}]\n")
+        path = tmp_path / f"web-{port}-{cidr.split('.')[1]}"
+        (found,) = run(path, NAMESPACES + client + SERVER + EGRESS_ONLY + web).findings
+        assert found.severity == severity, (cidr, port)
+        if severity == "error":
+            assert found.message.endswith(
+                "these pods cannot resolve any name, the internet hosts NetworkPolicy "
+                "client/egress lets them reach on TCP 443 among them")
 
 
 @pytest.mark.parametrize("dns", [
