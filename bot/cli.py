@@ -150,7 +150,8 @@ def _diff_arguments(diff: argparse.ArgumentParser) -> None:
     diff.add_argument("--output", metavar="FILE", help="write the diff to FILE, not stdout")
     diff.add_argument("--cache", metavar="DIR", help="parse cache keyed by git blob id")
     diff.add_argument("--exit-code", action="store_true",
-                      help="exit 1 when any object changed (like git diff --exit-code)")
+                      help="exit 1 when any object changed, not a kustomization file alone "
+                           "(like git diff --exit-code)")
     diff.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     diff.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 

@@ -719,6 +719,14 @@ def test_diff_exit_code_flag_and_formats(
     assert main([*args, "--exit-code"]) == 1
     assert "data.k" in capsys.readouterr().out
     assert main([*args, "--format", "sarif"]) == 2
+    # a kustomization rewritten to build the same objects changes none (new-user trial
+    # seventy-one W7: a refactor's `diff --exit-code` exit 1)
+    (repo / "kustomization.yaml").write_text("resources: [cm.yaml]\n")
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True, env=git_env)
+    subprocess.run(["git", "-C", str(repo), "commit", "-qm", "two"], check=True, env=git_env)
+    (repo / "kustomization.yaml").write_text("resources:\n- ./cm.yaml\n")
+    assert main([*args, "--exit-code"]) == 0
+    assert "kustomize file kustomization.yaml" in capsys.readouterr().out
 
 
 def test_a_kustomization_file_is_named_as_a_file_not_a_flux_kustomization(
