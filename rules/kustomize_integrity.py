@@ -3102,11 +3102,22 @@ def _unset_variables(model: Model) -> Iterator[Violation]:
             # comment sat on `substitute:`)
             others = tuple(Violation(a, at, message, fix=fix, kind="unset-variable")
                            for a in appliers[:1] if isinstance(a.get(setting), dict))
+            # (the key of close name in the ConfigMap or Secret it reads: where a change
+            # renamed it, one problem however many places read the variable; new-user trial
+            # seventy-two W1, CLUSTER_DOMAIN renamed in cluster-settings, five errors none of
+            # them inline)
+            source = _source_key(model, appliers[0], meant, where) if meant and (
+                where != "its substitute") else None
+            if source is not None:
+                others = (Violation(source[0], source[1], message, fix=fix,
+                                    kind="unset-variable"), *others)
             # (what the field holds: the variable no source sets; another variable of the
             # object whose value is sealed makes it no less certain, only how it reaches
             # its cluster may)
             yield Violation(obj, path, message, kind="unset-variable", fix=fix,
-                            others=others, doubt=model.doubts.get(id(obj), ""))
+                            others=others, doubt=model.doubts.get(id(obj), ""),
+                            cause=(f"unset-variable:{source[0].ref}:{names[0]}" if source
+                                   is not None else None))
 
 
 # a Flux variable as written (not ``$${...}``, which Flux writes as a literal ``${...}``)
@@ -3192,6 +3203,20 @@ def _set_alike(model: Model, applier: KObject, name: str) -> tuple[str, str]:
         return "", ""
     meant = meant_key(name, list(where))
     return meant, where.get(meant, "")
+
+
+def _source_key(model: Model, kustomization: KObject, key: str, where: str
+                ) -> tuple[KObject, Path] | None:
+    """The ConfigMap or Secret ``where`` names ("ConfigMap cluster-settings", as
+    :func:`_substitution_keys` says it) that sets ``key`` for ``kustomization``, and the path
+    of that key in it (``data``, ``stringData``)."""
+    kind, _, name = where.partition(" ")
+    index = model.derived.get("substitution-sources") or {}
+    for obj in index.get((kind, kustomization.namespace or "", name), ()):
+        for section in ("data", "stringData"):
+            if isinstance(obj.get((section,)), dict) and key in obj.get((section,)):
+                return obj, (section, key)
+    return None
 
 
 def _substitution_keys(model: Model, kustomization: KObject) -> dict[str, str]:

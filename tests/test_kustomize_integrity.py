@@ -2530,6 +2530,22 @@ def test_a_flux_variable_no_source_sets_is_written_as_the_empty_string(tmp_path:
             and "LLM_BASE_URL" in f.message] == [
         "Write ${LLM_URL}, which its substitute sets (did you mean it?), or set "
         "${LLM_BASE_URL} there too."]
+    # the ConfigMap's key of a close name, where the change renamed it, is its first other
+    # place and one cause of every place that reads it (new-user trial seventy-two W1:
+    # CLUSTER_DOMAIN renamed in cluster-settings, five errors, none inline)
+    write(tmp_path, {"clusters/prod/apps.yaml": ks % ("apps", "./apps", post),
+                     "apps/cm2.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "
+                                      "web2, namespace: a}\ndata:\n  LLM: '${OPENAI_URI}'\n",
+                     "clusters/prod/settings.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                                                    "metadata: {name: cluster-settings, "
+                                                    "namespace: flux-system}\ndata:\n"
+                                                    "  OPENAI_URL: http://llm\n"})
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    renamed = [f for f in result.findings if f.kind == "unset-variable"
+               and "OPENAI_URI" in f.message]
+    assert [(f.file, f.others[0].file, f.others[0].line) for f in renamed] == [
+        ("apps/cm2.yaml", "clusters/lab/settings.yaml", 4)]
+    assert renamed[0].cause == "unset-variable:ConfigMap/flux-system/cluster-settings:${OPENAI_URI}"
 
 
 def test_a_sops_secret_s_keys_are_the_variables_it_sets(tmp_path: Path) -> None:
