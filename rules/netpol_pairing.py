@@ -136,7 +136,8 @@ Every pod an egress policy isolates must still reach DNS.
   `includeSelectors`) that no pod of the repository carries reaches none: the cluster's DNS
   pods are not made by that build, and the finding says which labels. It is a warning when
   none of the pods names an in-cluster address, a name a Cilium `toFQDNs` lets them reach,
-  or the internet on TCP 443 or 80 (an `ipBlock` of a /8 or wider: hosts reached by name)
+  or the internet on TCP 443 or 80 (an `ipBlock` of a /8 or wider: hosts reached by name,
+  where some policy of the tree lets DNS out on 53, so the repository manages DNS egress)
   (whether they resolve names is not seen), when a chart renders the
   policy or the pods, and when a release reviewbot does not evaluate may render more
   policies in their namespace; with AdminNetworkPolicies in the tree it is not judged. Pods
@@ -2331,8 +2332,11 @@ def _dns_denied(net: Network, model: Model) -> Iterator[Violation]:
         else:  # (a name their own policy lets them reach: they look it up; new-user trial
             # sixty-nine's ollama and vLLM, toFQDNs huggingface.co, "names no address")
             named = next((name for p in policies for name in _fqdn_names(p)), None)
+            # (where some policy of the tree lets DNS out on 53: the repository manages DNS
+            # egress; one that never does may leave it to the cluster, judge round DN's
+            # StatCan gateways, their only egress 0.0.0.0/0 on 443 for years)
             web = next(((p, port) for p in policies if (port := _web_port(p)) is not None),
-                       None) if named is None else None
+                       None) if named is None and _dns_written(net) else None
             if named is not None:
                 calls = named
                 message += f", {named} (which {policies[0].described} lets them reach by " \
@@ -2401,6 +2405,12 @@ def _dns_denied(net: Network, model: Model) -> Iterator[Violation]:
                            cause=f"no DNS for {names}")
                  for p, key in places]
         yield replace(found[0], others=tuple(found[1:MAX_PLACES]))
+
+
+def _dns_written(net: Network) -> bool:
+    """Whether some policy of the tree has an egress rule on port 53."""
+    return any(spec.port == 53 for policy in net.policies for rule in policy.egress
+               for spec in rule.ports or ())
 
 
 def _web_port(policy: Policy) -> str | None:
