@@ -3077,7 +3077,7 @@ def _unset_variables(model: Model) -> Iterator[Violation]:
                 "kustomize.toolkit.fluxcd.io/substitute") == "disabled":
             continue
         for path, written in _texts_with_variables(dig(doc.value, obj.path), ()):
-            names = [n for n in emptied(written, obj.get(path)) if n[2:-1] in unset]
+            names = [n for n in emptied(written, obj.get(path), unset) if n[2:-1] in unset]
             if not names:
                 continue
             appliers = [m.applier for m in makers(model, obj) if m.applier is not None

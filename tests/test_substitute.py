@@ -353,3 +353,19 @@ def test_a_source_read_before_one_the_repository_lacks_may_be_overridden() -> No
         lambda kind, ns, name: config.get(name))
     assert alone is not None and substitute({"h": "${SECRET_DOMAIN}"}, alone)[0] == {
         "h": "example.com"}
+
+
+def test_the_variables_a_substitution_emptied_are_told_beside_ones_it_set() -> None:
+    """Judge round DQ (monosense-io/k8s-gitops): a backup script names `${S3_ENDPOINT}`, which
+    no source sets, beside `${CLUSTER}`, which one does: the emptied ones were not told, the
+    text being no longer the written one with every variable removed."""
+    from reviewbot.model.substitute import emptied
+
+    written = "mc alias set s3 ${S3_ENDPOINT}\nmc ls s3/${BUCKET}/${CLUSTER}/base/\n"
+    value = "mc alias set s3 \nmc ls s3//shared-pg/base/\n"
+    assert emptied(written, value) == []  # (which are unset is not known)
+    assert emptied(written, value, {"S3_ENDPOINT", "BUCKET"}) == ["${S3_ENDPOINT}", "${BUCKET}"]
+    # a value the unset ones' emptiness does not explain: none told
+    assert emptied(written, "mc alias set s3 x\nmc ls s3//shared-pg/base/\n",
+                   {"S3_ENDPOINT", "BUCKET"}) == []
+    assert emptied("${A}-${B}", "-", None) == ["${A}", "${B}"]

@@ -25,7 +25,7 @@ where its value lives.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -587,14 +587,26 @@ def _text(value: Any) -> str:
 _PLAIN_VARIABLE = re.compile(r"\$\{(\w+)\}")
 
 
-def emptied(written: Any, value: Any) -> list[str]:
+def emptied(written: Any, value: Any, unset: Collection[str] | None = None) -> list[str]:
     """The ``${VAR}`` (no default) of ``written`` that Flux's post-build substitution left
     out of ``value`` (what it made of ``written``): unset, each made the empty string; none
-    when ``value`` is not ``written`` with exactly those removed."""
+    when ``value`` is not ``written`` with exactly those removed. ``unset``: the names known
+    to have no value, the others of ``written`` any text (a script naming a set variable
+    beside unset ones: judge round DQ's `${CNPG_SHARED_CLUSTER_NAME}` beside
+    `${S3_ENDPOINT}`)."""
     if not isinstance(written, str) or not isinstance(value, str) or "${" not in written or (
             written == value):
         return []
     names = _PLAIN_VARIABLE.findall(written)
-    if not names or _PLAIN_VARIABLE.sub("", written) != value:
+    if not names:
         return []
-    return [f"${{{n}}}" for n in dict.fromkeys(names)]
+    if _PLAIN_VARIABLE.sub("", written) == value:
+        return [f"${{{n}}}" for n in dict.fromkeys(names)]
+    if not unset or not any(n in unset for n in names):
+        return []
+    pattern = "".join(
+        re.escape(part) if i % 2 == 0 else ("" if part in unset else "(?:.*?)")
+        for i, part in enumerate(_PLAIN_VARIABLE.split(written)))
+    if re.fullmatch(pattern, value, re.S) is None:
+        return []
+    return [f"${{{n}}}" for n in dict.fromkeys(names) if n in unset]
