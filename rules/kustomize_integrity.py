@@ -886,11 +886,20 @@ def _unincluded(v: Violation) -> Violation:
     return dataclasses.replace(v, doubt="; ".join(d for d in (v.doubt, UNINCLUDED) if d))
 
 
+def _folders(folders: Sequence[str]) -> str:
+    """The first three of ``folders`` (the builds applying a Component), "and more" after."""
+    return f"{', '.join(folders[:3])}{' and more' if len(folders) > 3 else ''}"
+
+
 def _refused(model: Model, k: Kustomization, applied_by: Sequence[KObject]) -> str:
     """What a missing entry stops: kustomize refuses the whole build (``kubectl kustomize``
     fails, "must resolve to a file or a directory"), so whoever applies it applies nothing of
     it, and prunes nothing, until the entry resolves."""
     who = applier_names(model, applied_by)
+    if not who and k.is_component and (uses := sorted(
+            {b.folder for b, _ in model_graph(model).component_uses(k.directory)})):
+        return (f"kustomize refuses the whole build of {_folders(uses)}, which apply this "
+                "Component: nothing of them is applied")
     if not who:
         return (f"kustomize refuses the whole build of {k.directory or '.'} (and of every "
                 "kustomization that includes it): nothing of it is applied")
@@ -2117,12 +2126,17 @@ def _unmatched_patches(kustomize: Iterable[Kustomization], graph: Graph,
             kind, name, ns = body.get("kind"), meta.get("name"), meta.get("namespace")
             what = f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
             entry = patch_entry_text(k, found.entry)
-            held = (f"; it holds {kind} " + ", ".join(found.held[:3])
+            uses = sorted({b.folder for b, _ in graph.component_uses(k.directory)}) if (
+                k.is_component) else []
+            held = (f"; {'the first' if uses else 'it'} holds {kind} "
+                    + ", ".join(found.held[:3])
                     + (f" and {len(found.held) - 3} more" if len(found.held) > 3 else "")
-                    if found.held else f"; it holds no {kind}")
+                    if found.held else f"; {'the first' if uses else 'it'} holds no {kind}")
+            whose = (f"no build that applies this Component holds ({_folders(uses)})" if uses
+                     else "this build does not hold")
             yield _refused_patch(
-                model, k, found, f"{entry} patches {what}, which this build does not "
-                f"hold{held} (kustomize: no matches for Id {found.kustomize_id()})",
+                model, k, found, f"{entry} patches {what}, which {whose}{held} (kustomize: "
+                f"no matches for Id {found.kustomize_id()})",
                 f"{what}:unmatched", _unmatched_fix(k, what, name, found.held))
 
 
@@ -2279,9 +2293,8 @@ def _idle_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[
             folders = sorted({b.folder for b, _ in uses})
             held = _named_before(k, [r.name for r in built.resources
                                      if not kind or r.kind == kind])
-            whose = (f"of any build that applies this Component ({', '.join(folders[:3])}"
-                     f"{' and more' if len(folders) > 3 else ''})" if uses
-                     else "of this build")
+            whose = (f"of any build that applies this Component ({_folders(folders)})"
+                     if uses else "of this build")
             yield Violation(
                 None, where,
                 f"{_label(found.entry)}: its target ({said or 'any object'}) selects no object "

@@ -991,6 +991,41 @@ def test_a_component_patch_whose_target_selects_nothing_where_applied_is_idle(
     assert [f for f in lint(tmp_path).findings if f.kind == "idle-patch"] == []
 
 
+def test_a_component_patch_whose_object_no_build_applying_it_holds_refuses_them(
+        tmp_path: Path) -> None:
+    """New-user trial seventy-four (D1): the monitoring Component's strategic merge patch of
+    Deployment `storefront`, renamed `web` in the base: kubectl kustomize refuses every
+    overlay ("no resource matches strategic merge patch"), and reviewbot said nothing (the
+    same patch in an overlay was caught). One build that holds it: not judged."""
+    component = ("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+                 "patches:\n- path: scrape.yaml\n")
+    scrape = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: storefront}\n"
+              "spec: {template: {metadata: {annotations: {prometheus.io/scrape: 'true'}}}}\n")
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [web.yaml]\n",
+        "base/web.yaml": DEPLOYMENT,
+        "components/monitoring/kustomization.yaml": component,
+        "components/monitoring/scrape.yaml": scrape,
+        "overlays/dev/kustomization.yaml": "resources: [../../base]\n"
+                                           "components: [../../components/monitoring]\n",
+        "overlays/prod/kustomization.yaml": "resources: [../../base]\n"
+                                            "components: [../../components/monitoring]\n",
+    })
+    (found,) = [f for f in lint(tmp_path).findings if f.kind == "missing"]
+    assert (found.file, found.line, found.severity) == (
+        "components/monitoring/kustomization.yaml", 4, "error")
+    assert found.message == (
+        "patches[0]: scrape.yaml patches Deployment storefront, which no build that applies "
+        "this Component holds (overlays/dev, overlays/prod); the first holds Deployment web "
+        "(kustomize: no matches for Id Deployment.v1.apps/storefront.[noNs]); kustomize "
+        "refuses the whole build of overlays/dev, overlays/prod, which apply this Component: "
+        "nothing of them is applied")
+    write(tmp_path, {"other/web.yaml": DEPLOYMENT.replace("name: web", "name: storefront", 1),
+                     "other/kustomization.yaml": "resources: [web.yaml]\n"
+                                                 "components: [../components/monitoring]\n"})
+    assert [f for f in lint(tmp_path).findings if f.kind == "missing"] == []
+
+
 def test_a_folder_of_the_wrong_kind_makes_kustomize_refuse_the_build(tmp_path: Path) -> None:
     # kubectl kustomize: "expected kind != 'Component' for path '.../components/volsync'" and
     # "expected kind 'Component' for path '.../base' but got 'Kustomization'"

@@ -250,7 +250,7 @@ class Build:
     # of the build (kustomize refuses it: "no matches for Id ...")
     unmatched: list[Unmatched] = field(default_factory=list)
     # each Component this build applies (its own, a base's own are the base's build's), with
-    # the entries of its ``patches`` whose ``target:`` selected no object here
+    # the entries of its ``patches`` that selected no object here, or that kustomize refuses
     applied_components: list[tuple[str, tuple[Unmatched, ...]]] = field(default_factory=list)
     # an entry it includes that the tree does not hold (missing, outside the linted part,
     # a variable): what the build holds is not known whole
@@ -988,8 +988,9 @@ class Graph:
     def component_uses(self, folder: str) -> list[tuple[Build, tuple[Unmatched, ...]]]:
         """Each application of the Component in ``folder`` by a build made so far (a
         kustomization's ``components``, a Flux Kustomization's ``spec.components``): the
-        build, and the entries of the Component's ``patches`` whose ``target:`` selected no
-        object there."""
+        build, and the entries of the Component's ``patches`` that selected no object there
+        (a ``target:`` that selects none, a patch without one whose object it lacks, which
+        kustomize refuses, :class:`Unmatched`)."""
         builds = [*self._builds.values(), *(b for _, b in self._flux.values() if b is not None),
                   *(b for found in self._componented.values() for b in found)]
         return [(build, entries) for build in builds
@@ -1555,8 +1556,7 @@ class Graph:
             found: list[Unmatched] = []
             build.resources = self._transform(component, resources, build, True,
                                               stack | {target}, found)
-            build.applied_components += [*inner.applied_components, (target, tuple(
-                u for u in found if u.selector is not None and u.refused is None))]
+            build.applied_components += [*inner.applied_components, (target, tuple(found))]
             build.variables = inner.variables + _vars(component)
             build.cut = build.cut or inner.cut
             build.unresolved = build.unresolved or inner.unresolved

@@ -2160,9 +2160,13 @@ def refusing_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
     operation does not apply: doc is missing path"). Judged only when the model holds
     the whole build (no remote entry, chart, plugin, unresolved entry, cut cycle or bound);
     a component's patches depend on who includes it, and a Flux-generated kustomization
-    has none: neither is judged."""
-    if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k:
+    has none: not judged; a Component's, where every build that applies it refuses it
+    (new-user trial seventy-four D1: the monitoring Component's patch of a renamed
+    Deployment, every overlay refused, unsaid)."""
+    if k.flux is not None or graph.by_dir.get(k.directory) is not k:
         return []
+    if k.is_component:
+        return _in_every_use(graph, k, lambda u: u.selector is None or u.refused is not None)
     build = graph.build(k.directory)
     if not build.unmatched:
         return []
@@ -2192,11 +2196,19 @@ def _idle_in_component(graph: Graph, k: Kustomization) -> list[Unmatched]:
     any build that applies it, each held whole (new-user trial fifty-eight: the volta
     Component's patch of a renamed Deployment, the V100 settings lost, unsaid where the same
     patch in the overlay was idle-patch)."""
+    return _in_every_use(graph, k, lambda u: u.selector is not None and u.refused is None)
+
+
+def _in_every_use(graph: Graph, k: Kustomization, which: Callable[[Unmatched], bool]
+                  ) -> list[Unmatched]:
+    """The entries of the Component ``k``'s ``patches`` that every build applying it (each
+    held whole) finds ``which`` (idle, refused)."""
     uses = graph.component_uses(k.directory)
     if not uses or not all(held_whole(build) for build, _ in uses):
         return []
-    idle = frozenset.intersection(*(frozenset(u.entry for u in found) for _, found in uses))
-    return [u for u in uses[0][1] if u.entry in idle]
+    found = frozenset.intersection(*(frozenset(u.entry for u in unmatched if which(u))
+                                     for _, unmatched in uses))
+    return [u for u in uses[0][1] if u.entry in found and which(u)]
 
 
 def _idle_everywhere(graph: Graph, k: Kustomization, found: list[Unmatched]

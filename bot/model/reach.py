@@ -164,23 +164,39 @@ def _waiting_on_themselves(reach: Reach) -> dict[tuple[str, str, str], str]:
     anything, finds none, and never applies them, so the dependency is never made either
     (judge round DQ: monosense-io/k8s-gitops' apps cluster, `cluster-apps-infrastructure`
     waiting for `cilium-core`, which only its path makes; 57 false errors of what it would
-    have applied). A build several appliers ask for is not judged (another may apply it)."""
+    have applied). A build several appliers ask for is not judged (another may apply it), nor
+    a root's (applied by hand, with what beside it it waits for: carpenike/k8s-gitops)."""
     made: dict[tuple[str, str, str], list[Applied]] = {}  # (cluster, ns, name) -> builds
+    holding: dict[int, list[Applied]] = {}  # a body -> the builds that hold it
     for applied in reach.applied:
         for r in applied.resources:
+            holding.setdefault(id(r.body), []).append(applied)
             if flux_spec(r.body) is not None:
                 name = str(dict_of(r.body.get("metadata")).get("name") or "")
                 for cluster in applied.clusters:
                     made.setdefault((cluster, _namespace(r.body), name), []).append(applied)
+
+    def below(applied: Applied, dependent: Any, cluster: str, seen: frozenset[int]) -> bool:
+        """Whether every applier chain of ``applied`` in ``cluster`` passes ``dependent``."""
+        if not applied.by or id(applied) in seen:
+            return False  # (a root's build, or a cycle: made without the dependent)
+        for by in applied.by:
+            if by.body is dependent:
+                continue
+            parents = [a for a in holding.get(id(by.body), ()) if cluster in a.clusters]
+            if not parents or not all(below(p, dependent, cluster, seen | {id(applied)})
+                                      for p in parents):
+                return False
+        return True
+
     out: dict[tuple[str, str, str], str] = {}
     for applied in reach.applied:
-        if len(applied.by) != 1 or not applied.chain:
+        if len(applied.by) != 1 or len(applied.chain) < 2:
             continue
         by = applied.by[0].body
         spec = flux_spec(by)
         if spec is None or not isinstance(spec.get("dependsOn"), list):
             continue
-        own = applied.chain[-1]  # (the dependent's file: every build below holds it)
         name = str(dict_of(by.get("metadata")).get("name") or "")
         for entry in spec["dependsOn"]:
             wanted = entry.get("name") if isinstance(entry, dict) else None
@@ -190,8 +206,8 @@ def _waiting_on_themselves(reach: Reach) -> dict[tuple[str, str, str], str]:
                 continue
             for cluster in applied.clusters:
                 builds = made.get((cluster, namespace, wanted), [])
-                if builds and all(own in b.chain for b in builds):
-                    out.setdefault((cluster, own, name), f"{namespace}/{wanted}")
+                if builds and all(below(b, by, cluster, frozenset()) for b in builds):
+                    out.setdefault((cluster, applied.chain[-1], name), f"{namespace}/{wanted}")
     return out
 
 
