@@ -2121,7 +2121,6 @@ def test_a_kustomization_waiting_for_what_only_its_own_build_makes_applies_nothi
           "metadata: {name: %s, namespace: flux-system}\n"
           "spec:\n  path: %s\n  sourceRef: {kind: GitRepository, name: flux-system}\n%s")
     write(tmp_path, {
-        "clusters/apps/flux-system/gotk-sync.yaml": ks % ("flux-system", "./clusters/apps", ""),
         "clusters/apps/infrastructure.yaml": ks % (
             "infrastructure", "./infrastructure", "  dependsOn: [{name: cilium-core}]\n"),
         "infrastructure/kustomization.yaml": "resources: [cilium/ks.yaml, db/ks.yaml]\n",
@@ -2130,10 +2129,19 @@ def test_a_kustomization_waiting_for_what_only_its_own_build_makes_applies_nothi
                                              "metadata: {name: cilium, namespace: kube-system}\n",
         "infrastructure/db/ks.yaml": ks % ("db", "./infrastructure/db/app", ""),
         "infrastructure/db/app/job.yaml": FLOATING % "db",
+        # one in the root's file waiting for another the root applies: no deadlock
+        # (samip5/k8s-cluster's `apps` beside its root, a first reading by files)
+        "clusters/apps/flux-system/gotk-sync.yaml": ks % (
+            "flux-system", "./clusters/apps", "") + "---\n" + ks % (
+            "one", "./one", "  dependsOn: [{name: two}]\n"),
+        "clusters/apps/two.yaml": ks % ("two", "./two", ""),
+        "one/web.yaml": FLOATING % "one",
+        "two/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: two, namespace: a}\n",
     })
     result = lint_dir(tmp_path, only=["kustomize-integrity", "image-digest"])
     assert [(r, f) for r, _, f, _ in found(result) if r.endswith(("[dependency]", "[floating]"))
-            ] == [("kustomize-integrity[dependency]", "clusters/apps/infrastructure.yaml")]
+            ] == [("image-digest[floating]", "one/web.yaml"),
+                  ("kustomize-integrity[dependency]", "clusters/apps/infrastructure.yaml")]
     (entry,) = [f for f in result.findings if f.kind == "dependency"]
     assert entry.message.endswith(
         "it waits for a dependency that is not there (only its own build would make "
@@ -2147,7 +2155,8 @@ def test_a_kustomization_waiting_for_what_only_its_own_build_makes_applies_nothi
                                                         "./infrastructure/cilium/app", "")})
     result = lint_dir(tmp_path, only=["kustomize-integrity", "image-digest"])
     assert [(r, f) for r, _, f, _ in found(result) if r.endswith(("[dependency]", "[floating]"))
-            ] == [("image-digest[floating]", "infrastructure/db/app/job.yaml")]
+            ] == [("image-digest[floating]", "infrastructure/db/app/job.yaml"),
+                  ("image-digest[floating]", "one/web.yaml")]
 
 
 def test_the_kustomizations_a_resource_set_makes_of_its_inputs_are_followed(
