@@ -4514,6 +4514,22 @@ def test_a_configured_cluster_no_destination_names_is_said_with_the_one_meant(
         "nothing" for name in ("https://prod.example.org:6443", "staging")]
 
 
+def test_a_configured_cluster_path_the_tree_no_longer_holds_is_said(tmp_path: Path) -> None:
+    """New-user trial seventy-four (D2): the staging overlay deleted while its CI job and
+    `.reviewbot.yaml` still apply it: "cluster staging: 0 objects", nothing else said."""
+    write(tmp_path, {
+        ".reviewbot.yaml": "clusters:\n  - {name: dev, paths: [overlays/dev]}\n"
+                           "  - {name: staging, paths: [./overlays/staging/]}\n",
+        "overlays/dev/kustomization.yaml": "resources: [cm.yaml]\n",
+        "overlays/dev/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+    })
+    result = lint_dir(tmp_path, only=["schema"])
+    assert [s.reason for s in result.model.skipped if s.path == ".reviewbot.yaml"] == [
+        "clusters: entry staging's path overlays/staging names nothing of the tree (moved or "
+        "deleted?): nothing of it is judged, and what applies it to that cluster (kubectl "
+        "apply -k, a Flux path) fails"]
+
+
 def test_a_chart_s_crds_are_its_content_not_a_folder_no_root_applies(tmp_path: Path) -> None:
     """Judge round CC (michaelmcnees/homelab): a Flux HelmRelease installs a chart of the
     tree, whose `crds/` Helm installs with it; the info said "kubernetes/charts (1 manifest

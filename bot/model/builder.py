@@ -195,6 +195,19 @@ def build_model(
     # it does not hold, and judged nothing: "not applied by any cluster root")
     outside = [s for s in specs if within and not any(_below(p, within) for p in s.paths)]
     specs = [s for s in specs if s not in outside]
+    # a configured path the tree no longer holds (new-user trial seventy-four D2: the staging
+    # overlay deleted, its CI job still applying it, "cluster staging: 0 objects")
+    held = set(graph.dirs) | set(model.files) | set(tree.paths if tree is not None else ())
+    for configured_spec in specs:
+        for path in configured_spec.paths:
+            folder = path.strip().strip("/").removeprefix("./")
+            if folder and folder not in held and not any(
+                    p.startswith(folder + "/") for p in model.files):
+                model.skipped.append(Skipped(".reviewbot.yaml", (
+                    f"clusters: entry {configured_spec.name}'s path {folder} names nothing of "
+                    "the tree "
+                    "(moved or deleted?): nothing of it is judged, and what applies it to "
+                    "that cluster (kubectl apply -k, a Flux path) fails")))
     reach = find_reach(graph, model.documents, specs, ci_documents, remotes,
                        lambda path: kept_aside(path, within) or graph.copied_by(path) is not None,
                        lambda: checked_out_branch(tree.root) if tree is not None else None,
