@@ -475,6 +475,7 @@ from reviewbot.model.objects import (
     PodTemplate,
     applier_names,
     appliers,
+    component_builds,
     controlled,
     failing_build,
     generated_applying,
@@ -897,7 +898,7 @@ def _refused(model: Model, k: Kustomization, applied_by: Sequence[KObject]) -> s
     it, and prunes nothing, until the entry resolves."""
     who = applier_names(model, applied_by)
     if not who and k.is_component and (uses := sorted(
-            {b.folder for b, _ in model_graph(model).component_uses(k.directory)})):
+            {b.folder for b, _ in component_builds(model_graph(model), k.directory)})):
         return (f"kustomize refuses the whole build of {_folders(uses)}, which apply this "
                 "Component: nothing of them is applied")
     if not who:
@@ -2126,7 +2127,7 @@ def _unmatched_patches(kustomize: Iterable[Kustomization], graph: Graph,
             kind, name, ns = body.get("kind"), meta.get("name"), meta.get("namespace")
             what = f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
             entry = patch_entry_text(k, found.entry)
-            uses = sorted({b.folder for b, _ in graph.component_uses(k.directory)}) if (
+            uses = sorted({b.folder for b, _ in component_builds(graph, k.directory)}) if (
                 k.is_component) else []
             held = (f"; {'the first' if uses else 'it'} holds {kind} "
                     + ", ".join(found.held[:3])
@@ -2284,7 +2285,7 @@ def _idle_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[
             line, column = k.doc.position(where)
             kind = selector.get("kind")
             # (a Component's: the builds that apply it; new-user trial fifty-eight)
-            uses = graph.component_uses(k.directory) if k.is_component else []
+            uses = component_builds(graph, k.directory) if k.is_component else []
             built = uses[0][0] if uses else graph.build(k.directory)
             variables = sorted({r.name for r in built.resources
                                 if r.kind == kind and "${" in r.name}) if kind else []

@@ -1024,6 +1024,16 @@ def test_a_component_patch_whose_object_no_build_applying_it_holds_refuses_them(
                      "other/kustomization.yaml": "resources: [web.yaml]\n"
                                                  "components: [../components/monitoring]\n"})
     assert [f for f in lint(tmp_path).findings if f.kind == "missing"] == []
+    # a Component only another Component applies: no build of its own (judge round DQ's
+    # re-run: sourcegraph's components/monitoring/no-rbacs, "no build holds ClusterRole")
+    nested = tmp_path / "nested"
+    write(nested, {
+        "components/monitoring/kustomization.yaml": component,
+        "components/monitoring/scrape.yaml": scrape,
+        "components/all/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\n"
+                                             "kind: Component\n"
+                                             "components: [../monitoring]\n"})
+    assert [f for f in lint(nested).findings if f.kind == "missing"] == []
 
 
 def test_a_folder_of_the_wrong_kind_makes_kustomize_refuse_the_build(tmp_path: Path) -> None:

@@ -2199,11 +2199,21 @@ def _idle_in_component(graph: Graph, k: Kustomization) -> list[Unmatched]:
     return _in_every_use(graph, k, lambda u: u.selector is not None and u.refused is None)
 
 
+def component_builds(graph: Graph, folder: str) -> list[tuple[Build, tuple[Unmatched, ...]]]:
+    """The builds that apply the Component in ``folder`` (:meth:`Graph.component_uses`) but
+    another Component's: a Component's build that applies another is no build of its own,
+    what the second's patches meet is in the kustomization that applies the first
+    (sourcegraph's components/monitoring/no-rbacs: "no build holds ClusterRole
+    prometheus")."""
+    return [(build, found) for build, found in graph.component_uses(folder)
+            if (user := graph.by_dir.get(build.folder)) is None or not user.is_component]
+
+
 def _in_every_use(graph: Graph, k: Kustomization, which: Callable[[Unmatched], bool]
                   ) -> list[Unmatched]:
     """The entries of the Component ``k``'s ``patches`` that every build applying it (each
     held whole) finds ``which`` (idle, refused)."""
-    uses = graph.component_uses(k.directory)
+    uses = component_builds(graph, k.directory)
     if not uses or not all(held_whole(build) for build, _ in uses):
         return []
     found = frozenset.intersection(*(frozenset(u.entry for u in unmatched if which(u))
