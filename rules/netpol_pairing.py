@@ -167,8 +167,11 @@ A last check asks that every selector select something.
   else any of the Gateway's): the Gateway accepts a route on a listener only where both
   hostnames intersect (`*.example.com` holds `a.example.com` and `a.b.example.com`; a
   listener of no hostname holds every one), so it refuses the route
-  (NoMatchingListenerHostname) and routes nothing to it. A Gateway the repository does not
-  show, a hostname with a variable, and a parent naming a `port` are not judged.
+  (NoMatchingListenerHostname) and routes nothing to it. So is a route whose `parentRefs`
+  name a Gateway its cluster does not have where the build renamed the Gateway written with
+  that name (a `namePrefix`: kustomize renames no Gateway API reference), at the parent's
+  name. A Gateway the repository does not show, a hostname with a variable, and a parent
+  naming a `port` are not judged.
 - `selects-copies` (warning, on the Service's selector): a Service's selector matches the
   pods of two workloads of its namespace built from one manifest and applied together (an
   overlay's `namePrefix: preview-` copy whose labels the selector still matches), so
@@ -3496,7 +3499,10 @@ def _routes_unattached(model: Model) -> Iterator[Violation]:
                     if o.kind == "Gateway" and o.group == "gateway.networking.k8s.io"}
         if not gateways:
             continue
+        renamed = {(o.namespace or "default", o.name_as_written): o
+                   for o in gateways.values() if o.name_as_written != o.name}
         for route, at, spec, name in _route_specs(view):
+            yield from _parents_renamed(route, at, spec, name, gateways, renamed)
             hosts = [h for h in items(spec.get("hostnames")) if isinstance(h, str)]
             # (a hostname written with a variable, its default substituted where a source of
             # values is unread: JJGadgets' `${APP_DNS_CONTINUWUITY:=continuwuity}`, which an
@@ -3538,6 +3544,34 @@ def _routes_unattached(model: Model) -> Iterator[Violation]:
                         "route's.",
                     kind="route-unattached")
                 break
+
+
+def _parents_renamed(route: KObject, at: Path, spec: Mapping[str, Any], name: str,
+                     gateways: Mapping[tuple[str, str], KObject],
+                     renamed: Mapping[tuple[str, str], KObject]) -> Iterator[Violation]:
+    """``route-unattached``: a route's parent naming a Gateway its cluster does not have,
+    where the build renamed the Gateway written with that name (a ``namePrefix``): kustomize
+    renames no Gateway API reference, so no Gateway accepts the route (new-user trial
+    seventy-four D3: staging's `stg-shop`, its routes' `parentRefs: shop`, unsaid)."""
+    if not renamed:
+        return
+    for i, ref in enumerate(items(spec.get("parentRefs"))):
+        if not isinstance(ref, dict) or ref.get("kind", "Gateway") != "Gateway" or not (
+                isinstance(ref.get("name"), str)):
+            continue
+        key = (str(ref.get("namespace") or route.namespace or "default"), ref["name"])
+        gateway = renamed.get(key)
+        if key in gateways or gateway is None:
+            continue
+        base = at[:-1] if at and at[-1] == "hostnames" else at
+        yield Violation(
+            route, (*base, "parentRefs", i, "name"),
+            f"{name}: parentRefs[{i}] names Gateway {key[0]}/{key[1]}, which its build names "
+            f"{gateway.name} (kustomize renames no Gateway API reference), so no Gateway "
+            "accepts the route and it routes nothing",
+            fix=f"Name Gateway {gateway.name} in the route's parentRefs (a replacement from "
+                "the Gateway's metadata.name, or a patch of the overlay).",
+            kind="route-unattached")
 
 
 def _route_specs(view: Model) -> Iterator[tuple[KObject, Path, Mapping[str, Any], str]]:

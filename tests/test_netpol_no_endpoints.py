@@ -677,6 +677,31 @@ spec:
          "(NoMatchingListenerHostname) and routes nothing to it")]
 
 
+def test_a_route_naming_a_gateway_its_build_renamed_is_unattached(tmp_path: Path) -> None:
+    """New-user trial seventy-four (D3): staging's `namePrefix: stg-` renames the Gateway
+    `shop` to `stg-shop`; kustomize renames no Gateway API reference, so the routes'
+    `parentRefs: shop` attach to nothing, and nothing was said (a replacement had done it)."""
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [gateway.yaml, route.yaml]\n",
+        "base/gateway.yaml": "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\n"
+                             "metadata: {name: shop}\nspec:\n  gatewayClassName: cilium\n"
+                             "  listeners: [{name: http, protocol: HTTP, port: 80}]\n",
+        "base/route.yaml": "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n"
+                           "metadata: {name: api}\nspec:\n  parentRefs:\n  - name: shop\n"
+                           "  rules: [{backendRefs: [{name: api, port: 80}]}]\n",
+        "staging/kustomization.yaml": "namespace: shop-staging\nnamePrefix: stg-\n"
+                                      "resources: [../base]\n",
+        "prod/kustomization.yaml": "namespace: shop-prod\nresources: [../base]\n",
+    })
+    result = lint_dir(tmp_path, only=["netpol-pairing"])
+    assert [(f.file, f.line, f.kind, f.message) for f in result.findings
+            if f.kind == "route-unattached"] == [(
+                "base/route.yaml", 6, "route-unattached",
+                "HTTPRoute shop-staging/stg-api: parentRefs[0] names Gateway shop-staging/shop, "
+                "which its build names stg-shop (kustomize renames no Gateway API reference), "
+                "so no Gateway accepts the route and it routes nothing")]
+
+
 def test_an_operator_whose_pods_cannot_carry_the_selector_hides_nothing(tmp_path: Path) -> None:
     """New-user trial sixty-five (D5): a CloudNativePG Cluster beside a Service for
     `app: webs` made the namespace one "that may hold pods reviewbot cannot see", and the
