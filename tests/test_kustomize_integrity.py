@@ -2874,10 +2874,14 @@ replacements:
     # kustomize 5.5: "fieldPath `data.HOST` is missing for replacement source")
     write(tmp_path, {"overlays/dev/kustomization.yaml": overlay.replace(
         "SOURCE", "postgres-primary").replace("fieldPath: metadata.name", "fieldPath: spec.x")})
-    assert [f.message.split(";")[0] for f in lint_dir(
-        tmp_path, only=["kustomize-integrity"]).findings if f.severity == "error"] == [
+    missing = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+               if f.severity == "error"]
+    assert [f.message.split(";")[0] for f in missing] == [
         "replacements[0].source Service/postgres-primary selects an object without spec.x "
         "(kustomize: the fieldPath is missing for the replacement source)"]
+    # at the fieldPath, the line a pull request changes (new-user trial seventy-four W3)
+    text = (tmp_path / "overlays/dev/kustomization.yaml").read_text().splitlines()
+    assert text[missing[0].line - 1][missing[0].column - 1:].startswith("spec.x}")
 
 
 def _cluster_sync(cluster: str) -> str:
