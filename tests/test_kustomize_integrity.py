@@ -4007,6 +4007,19 @@ def test_a_chart_version_range_floats(tmp_path: Path, version: str | None,
         "repository stays the same")])
 
 
+# an ImageUpdateAutomation of flux-system updating ./apps with setters
+AUTOMATION = """\
+apiVersion: image.toolkit.fluxcd.io/v1
+kind: ImageUpdateAutomation
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 30m
+  sourceRef: {kind: GitRepository, name: flux-system}
+  git: {commit: {author: {name: flux, email: flux@example.com}}, push: {branch: main}}
+  update: {path: ./apps, strategy: Setters}
+"""
+
+
 def test_an_image_automation_marker_no_automation_applies_is_never_set(tmp_path: Path) -> None:
     """New-user trial sixty-six (D2): a marker `# {"$imagepolicy": "flux-system:shop-api"}`
     whose ImagePolicy is `shop-apii`; image-automation-controller sets only the fields whose
@@ -4015,17 +4028,8 @@ def test_an_image_automation_marker_no_automation_applies_is_never_set(tmp_path:
     setters.go; hmcts-sds-flux-config checks the same with a script of its own). A marker
     on a line of its own, in a block scalar, in a file the automation does not update, or
     naming a variable, marks nothing judged."""
-    automation = """
-apiVersion: image.toolkit.fluxcd.io/v1
-kind: ImageUpdateAutomation
-metadata: {name: apps, namespace: flux-system}
-spec:
-  interval: 30m
-  sourceRef: {kind: GitRepository, name: flux-system}
-  git: {commit: {author: {name: flux, email: flux@example.com}}, push: {branch: main}}
-  policySelector: {matchLabels: {automated: "yes"}}
-  update: {path: ./apps, strategy: Setters}
-"""
+    automation = "\n" + AUTOMATION.replace(
+        "  update:", '  policySelector: {matchLabels: {automated: "yes"}}\n  update:')
     policy = """---
 apiVersion: image.toolkit.fluxcd.io/v1
 kind: ImagePolicy
@@ -4135,16 +4139,7 @@ def test_a_finding_placed_by_line_names_the_object_written_there(tmp_path: Path)
         "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
         "clusters/prod/kustomization.yaml": "resources: [flux-system, ../../apps, "
                                             "automation.yaml]\n",
-        "clusters/prod/automation.yaml": """\
-apiVersion: image.toolkit.fluxcd.io/v1
-kind: ImageUpdateAutomation
-metadata: {name: apps, namespace: flux-system}
-spec:
-  interval: 30m
-  sourceRef: {kind: GitRepository, name: flux-system}
-  git: {commit: {author: {name: flux, email: flux@example.com}}, push: {branch: main}}
-  update: {path: ./apps, strategy: Setters}
-""",
+        "clusters/prod/automation.yaml": AUTOMATION,
         "apps/kustomization.yaml": "resources: [shop.yaml, list.yaml, broken.yaml]\n",
         "apps/shop.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, "
                           "namespace: shop}\n---\n" + "\n".join(
