@@ -1905,3 +1905,29 @@ spec:
     fix = inline.split("**Fix:** ", 1)[1].split("\n", 1)[0].replace("\\", "")
     assert fix.startswith("Restore NetworkPolicy shop/allow-dns, which this change removes (it "
                           "let these pods reach DNS), or add an egress rule to kube-dns"), fix
+
+
+def test_a_finding_of_one_cluster_takes_the_other_places_of_its_own_cluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial seventy-four (D5): the base Service's selector misspelt, built into dev
+    and into staging (`namePrefix: stg-`), each a cluster of the configuration: staging's
+    finding was "also at" the base Deployment's line as dev's copy, Deployment/shop-dev/api."""
+    service = ("apiVersion: v1\nkind: Service\nmetadata: {name: api}\n"
+               "spec: {selector: {app: SELECT}, ports: [{port: 80}]}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        ".reviewbot.yaml": "clusters:\n  - {name: dev, paths: [overlays/dev]}\n"
+                           "  - {name: staging, paths: [overlays/staging]}\n",
+        "base/kustomization.yaml": "resources: [api.yaml, service.yaml]\n",
+        "base/api.yaml": deployment("api", "shop", "{app: api}").lstrip("-\n"),
+        "base/service.yaml": service.replace("SELECT", "api"),
+        "overlays/dev/kustomization.yaml": "namespace: shop-dev\nresources: [../../base]\n",
+        "overlays/staging/kustomization.yaml": "namespace: shop-staging\nnamePrefix: stg-\n"
+                                               "resources: [../../base]\n"})
+    head = repo.commit({"base/service.yaml": service.replace("SELECT", "apii")})
+    _, out, _ = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing")
+    lost = [f for f in json.loads(out)["findings"] if f["file"] == "base/service.yaml"]
+    assert sorted((f["object"], [a["object"] for a in f["also"]]) for f in lost) == [
+        ("Service/shop-dev/api", ["Deployment/shop-dev/api"]),
+        ("Service/shop-staging/stg-api", ["Deployment/shop-staging/stg-api"])]

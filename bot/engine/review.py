@@ -258,8 +258,12 @@ def _said_once(marked: list[Finding], changes: Sequence[Finding]) -> list[Findin
     # call, left with the head finding the change's replaced)
     dropped = [f for f in marked if f not in kept and f.others]
     if dropped:
+        # (of its own cluster: new-user trial seventy-four D5 read staging's finding "also
+        # at" dev's copy of the base line)
         changes = [_with_places_of(c, [f for f in dropped if f.rule == c.rule and any(
-            p in _places_of(c) for p in _places_of(f))]) for c in changes]
+            p in _places_of(c) for p in _places_of(f)) and _same_cluster(f.clusters,
+                                                                         c.clusters)])
+                   for c in changes]
     both = [*kept, *changes]
     loud = {f.object for f in both if f.rule == "gpu-rollout" and _changed(f)}
     return [f for f in both if not (
