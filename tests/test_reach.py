@@ -4510,8 +4510,18 @@ def test_a_configured_cluster_no_destination_names_is_said_with_the_one_meant(
     result = lint_dir(tmp_path, only=["schema"])
     assert [s.reason for s in result.model.skipped if s.path == ".reviewbot.yaml"] == [
         f"clusters: entry {name} names no cluster of the tree (it has no cluster root to "
-        "tell the configured clusters apart), so its nodes and Kubernetes version judge "
-        "nothing" for name in ("https://prod.example.org:6443", "staging")]
+        "tell the configured clusters apart), so its nodes judge nothing (the Kubernetes "
+        "version all of them set, 1.31, is the tree's)"
+        for name in ("https://prod.example.org:6443", "staging")]
+    assert result.model.inventory.kubernetes_version == "1.31"
+    # versions apart: neither is the tree's
+    write(tmp_path, {".reviewbot.yaml": "clusters:\n  - name: staging\n"
+                                        "    kubernetes-version: '1.31'\n"
+                                        "  - name: prod\n    kubernetes-version: '1.29'\n"})
+    result = lint_dir(tmp_path, only=["schema"])
+    assert [s.reason.split("), so ")[1] for s in result.model.skipped
+            if s.path == ".reviewbot.yaml"] == [
+        "its nodes and Kubernetes version judge nothing"] * 2
 
 
 def test_a_configured_cluster_path_the_tree_no_longer_holds_is_said(tmp_path: Path) -> None:

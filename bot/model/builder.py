@@ -14,6 +14,7 @@ import difflib
 import posixpath
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile, ytt_template
@@ -300,10 +301,16 @@ def build_model(
     else:  # several, and no cluster of the tree to tell them apart (new-user trial
         # seventy-three D3: a misspelt ApplicationSet selector left none, and the inventory
         # of gpu-east and gpu-west judged nothing without a word)
-        model.skipped.extend(_clusters_unmatched({
-            str(spec["name"]): spec for spec in configured
-            if isinstance(spec, dict) and isinstance(spec.get("name"), str)
-            and (spec.get("nodes") or spec.get("kubernetes-version"))}, {}))
+        named = {str(spec["name"]): spec for spec in configured
+                 if isinstance(spec, dict) and isinstance(spec.get("name"), str)
+                 and (spec.get("nodes") or spec.get("kubernetes-version"))}
+        versions = {str(spec.get("kubernetes-version") or "").strip() for spec in named.values()}
+        one_version = ""
+        if len(versions) == 1 and "" not in versions and not inventory.kubernetes_version:
+            # (the version every one of them runs is the tree's: its APIs judged there)
+            one_version = versions.pop()
+            model.inventory = replace(model.inventory, kubernetes_version=one_version)
+        model.skipped.extend(_clusters_unmatched(named, {}, one_version))
     not_judged_at = len(model.skipped)  # (filled once the objects say who builds what)
     charts = _chart_content(graph.paths)
     model.skipped.extend(_generated_elsewhere(graph.paths, charts))
@@ -1295,12 +1302,13 @@ _KIND = re.compile(r"^kind:\s*['\"]?([A-Za-z0-9]+)", re.M)
 _NAME = re.compile(r"^\s*name:\s*['\"]?([\w.-]+)", re.M)
 
 
-def _clusters_unmatched(configured: Mapping[str, Any], entries: Mapping[str, Any]
-                        ) -> Iterator[Skipped]:
+def _clusters_unmatched(configured: Mapping[str, Any], entries: Mapping[str, Any],
+                        shared: str = "") -> Iterator[Skipped]:
     """The configuration's clusters (with nodes or a version) that name no cluster of the
     tree, whose nodes and version then judge nothing (new-user trial fifty: `staging` and
     `production` of an ApplicationSet deploying to server URLs, dropped without a word),
-    each with the cluster its name is part of, or the closest."""
+    each with the cluster its name is part of, or the closest; ``shared``: the version all of
+    them set, which the tree is then judged at."""
     names = sorted(entries)
     for name in sorted(set(configured) - set(entries)):
         near = [n for n in names if name.lower() in n.lower()] or difflib.get_close_matches(
@@ -1309,9 +1317,11 @@ def _clusters_unmatched(configured: Mapping[str, Any], entries: Mapping[str, Any
         known = (f"its clusters: {', '.join(names[:6])}{' and more' if len(names) > 6 else ''}"
                  "; an Argo CD destination without a name is named by its server URL"
                  if names else "it has no cluster root to tell the configured clusters apart")
+        judged = (f"its nodes judge nothing (the Kubernetes version all of them set, {shared}, "
+                  "is the tree's)" if shared else "its nodes and Kubernetes version judge nothing")
         yield Skipped(".reviewbot.yaml", (
-            f"clusters: entry {name} names no cluster of the tree ({known}), so its nodes "
-            f"and Kubernetes version judge nothing{meant}"))
+            f"clusters: entry {name} names no cluster of the tree ({known}), so "
+            f"{judged}{meant}"))
 
 
 def _created_by_hand(model: Model) -> None:
