@@ -567,6 +567,23 @@ def test_alike_findings_of_pods_and_clusters_say_each_name_once() -> None:
     assert "\\(\\{east-1, west-1\\}'s V100\\)" in entry
 
 
+def test_alike_findings_named_by_their_objects_name_say_its_namespace() -> None:
+    """New-user trial seventy-four (W4): one base line's probe finding in three overlays'
+    namespaces read "alike: api, stg-api": each name of another namespace with its own."""
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.base import Report
+    from reviewbot.report.render import render
+
+    findings = tuple(
+        Finding("probe-headroom", "error", "base/api.yaml", 22, 11, f"Deployment/{ns}/{name}",
+                f"{name}, container api: readinessProbe port admin is no port it declares",
+                "Name a declared port.", kind="probe-port")
+        for ns, name in (("shop-dev", "api"), ("shop-prod", "api"), ("shop-staging", "stg-api")))
+    lines = render(Report(findings=findings, skipped=(), quiet=()), "text").splitlines()
+    assert [line.strip() for line in lines if "more at this line" in line] == [
+        "and 2 more at this line with this fix, alike: shop-prod/api, shop-staging/stg-api"]
+
+
 def test_the_json_names_each_other_place_of_a_cause_once() -> None:
     """New-user trial sixty-seven (D8): a review's JSON listed a policy twice in `also`
     where the text named it once (two findings of one cause at the same place)."""

@@ -248,6 +248,11 @@ def alike_said(first: Finding, others: Sequence[Finding],
 
         subjects = [f"{clusters_phrase(list(o.clusters))} ({subject})"
                     for o, subject in zip(others, subjects, strict=True)]
+    # a subject that is its object's name, in another namespace than the first's, with its
+    # namespace (new-user trial seventy-four W4 read "alike: api, stg-api" of three overlays)
+    first_ns = first.object.split("/")[1] if first.object.count("/") == 2 else None
+    subjects = [f"{parts[1]}/{x}" if len(parts := o.object.split("/")) == 3 and x == parts[2]
+                and parts[1] != first_ns else x for o, x in zip(others, subjects, strict=False)]
     subjects = list(dict.fromkeys(subjects))  # one object of two clusters' builds: once
     more = f" and {len(subjects) - 3} more" if len(subjects) > 3 else ""
     fix = ("this fix" if all(o.fix == first.fix for o in others) else
