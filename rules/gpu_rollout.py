@@ -415,11 +415,11 @@ def _edits(pod: PodTemplate) -> tuple[Edit, ...]:
     if strategy is None or is_values_pod(pod) or (
             pod.component is None and pod.obj.kind != "Deployment"):
         return ()
-    block = pod.obj.get(strategy.path)
     if _serving(pod):  # one pod at a time: the others keep serving
         return (edit(pod.obj, strategy.path + ("rollingUpdate", "maxSurge"), "set", 0),
                 edit(pod.obj, strategy.path + ("rollingUpdate", "maxUnavailable"), "set", 1))
     edits = [edit(pod.obj, strategy.path + ("type",), "set", "Recreate")]
+    block = pod.obj.get(strategy.path)
     if isinstance(block, dict) and "rollingUpdate" in block:
         edits.append(edit(pod.obj, strategy.path + ("rollingUpdate",), "remove"))
     return tuple(edits)
@@ -438,13 +438,10 @@ def rollout_fix(pod: PodTemplate, why: str = "") -> str:
     if _serving(pod) and pod.strategy is not None:
         at = (f"spec.{pod.component}.deploymentStrategy" if pod.component is not None
               else "spec.strategy")
-        block = pod.obj.get(pod.strategy.path)
-        drop = (" and delete its rollingUpdate block, which Recreate forbids" if isinstance(
-            block, dict) and block.get("rollingUpdate") is not None else "")
         return (f"Set {at}.rollingUpdate.maxSurge: 0 with maxUnavailable: 1 (both 0 is "
                 f"refused): one pod at a time stops and frees its GPUs while the other "
                 f"{pod.replicas - 1} serve{f', {why}' if why else ''}; or {at}.type: Recreate"
-                f" (all {pod.replicas} stop first){drop}.")
+                f" (all {pod.replicas} stop first){_rolling_dropped(pod)}.")
     why = f", {why}" if why else ""
     kind = pod.obj.kind
     if kind == "Rollout" and pod.strategy is not None and pod.strategy.type == "BlueGreen":
@@ -470,8 +467,12 @@ def rollout_fix(pod: PodTemplate, why: str = "") -> str:
     # forty-nine followed the fix to a Deployment that does not apply)
     # (followed as written beside a rollingUpdate block, Recreate is refused too: new-user
     # trial fifty)
+    return (f"Set spec.strategy.type: Recreate{_rolling_dropped(pod)} (or rollingUpdate."
+            f"maxSurge: 0 with maxUnavailable: 1: both 0 is refused){why}.")
+
+
+def _rolling_dropped(pod: PodTemplate) -> str:
+    """What a fix to Recreate adds where the strategy writes a ``rollingUpdate`` block."""
     block = pod.obj.get(pod.strategy.path) if pod.strategy is not None else None
-    drop = (" and delete its rollingUpdate block, which Recreate forbids" if isinstance(
+    return (" and delete its rollingUpdate block, which Recreate forbids" if isinstance(
         block, dict) and block.get("rollingUpdate") is not None else "")
-    return (f"Set spec.strategy.type: Recreate{drop} (or rollingUpdate.maxSurge: 0 with "
-            f"maxUnavailable: 1: both 0 is refused){why}.")

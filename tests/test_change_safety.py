@@ -3782,11 +3782,11 @@ def test_a_clusters_selector_misspelt_deletes_the_app_by_typo(
     "a clusters generator, which reviewbot does not evaluate" beside. An error at the
     selector, whose fix is the value; the app then "selects none of this repository's
     cluster Secrets"."""
+    files = {"argocd/appset.yaml": guestbook_appset("edge"),
+             "argocd/edge-a.yaml": cluster_secret("edge-a", "edge"),
+             "apps/guestbook/cm.yaml": GUESTBOOK_CM, "apps/guestbook/web.yaml": GUESTBOOK_WEB}
     repo = GitRepo(tmp_path / "repo")
-    base = repo.commit({"root.yaml": ARGO_ROOT, "argocd/appset.yaml": guestbook_appset("edge"),
-                        "argocd/edge-a.yaml": cluster_secret("edge-a", "edge"),
-                        "apps/guestbook/cm.yaml": GUESTBOOK_CM,
-                        "apps/guestbook/web.yaml": GUESTBOOK_WEB})
+    base = repo.commit({"root.yaml": ARGO_ROOT, **files})
     head = repo.commit({"argocd/appset.yaml": guestbook_appset("egde")})
     _, found = review(repo, base, head, capsys)
     (lost,) = [f for f in found if f["object"] == "ConfigMap/guestbook/guestbook"]
@@ -3796,10 +3796,7 @@ def test_a_clusters_selector_misspelt_deletes_the_app_by_typo(
     # not "still read it", though the head, with no Application left, has no root)
     assert "still reads" not in lost["message"]
     rootless = GitRepo(tmp_path / "rootless")
-    was = rootless.commit({"argocd/appset.yaml": guestbook_appset("edge"),
-                           "argocd/edge-a.yaml": cluster_secret("edge-a", "edge"),
-                           "apps/guestbook/cm.yaml": GUESTBOOK_CM,
-                           "apps/guestbook/web.yaml": GUESTBOOK_WEB})
+    was = rootless.commit(files)
     now = rootless.commit({"argocd/appset.yaml": guestbook_appset("egde")})
     _, said = review(rootless, was, now, capsys)
     (gone,) = [f for f in said if f["object"] == "ConfigMap/guestbook/guestbook"]

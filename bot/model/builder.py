@@ -198,7 +198,8 @@ def build_model(
     specs = [s for s in specs if s not in outside]
     # a configured path the tree no longer holds (new-user trial seventy-four D2: the staging
     # overlay deleted, its CI job still applying it, "cluster staging: 0 objects")
-    held = set(graph.dirs) | set(model.files) | set(tree.paths if tree is not None else ())
+    held = (set(graph.dirs) | set(model.files) | set(tree.paths if tree is not None else ())
+            ) if any(s.paths for s in specs) else set()
     for configured_spec in specs:
         for path in configured_spec.paths:
             folder = path.strip().strip("/").removeprefix("./")
