@@ -17,6 +17,7 @@ from reviewbot.report.markdown import (
     render_markdown,
     verdict,
 )
+from reviewbot.report.text import render_text
 
 from .helpers import ROOT, SEEDS, GitRepo, run_cli
 
@@ -265,7 +266,7 @@ def test_findings_that_differ_only_in_their_namespace_are_one_entry_naming_the_o
              selector("demo3", "demo-app3", line=11),  # another line: its own entry
              selector("demo4", "demo-app4", fix="Recreate it.")]  # another fix: its own entry
     text = render_markdown(Report(findings=tuple(found), review=ReviewSummary(new=5)))
-    assert "### Errors (5)" in text
+    assert "### Errors (5 in 3 entries)" in text  # five findings, three entries
     assert text.count("- **`change-safety[immutable]`**") == 3
     assert (
         "- **`change-safety[immutable]`** · Deployment `web` in 3 namespaces: `default`, "
@@ -280,6 +281,45 @@ def test_findings_that_differ_only_in_their_namespace_are_one_entry_naming_the_o
     other = [selector("a", "x", message=words), selector("b", "y", message=words.replace("w", "v"))]
     text = render_markdown(Report(findings=tuple(other), review=ReviewSummary(new=2)))
     assert text.count("- **`change-safety[immutable]`**") == 2
+
+
+def test_one_base_line_of_a_name_prefixed_overlay_joins_the_entry_of_the_others() -> None:
+    """New-user trial seventy-four W1: one base DNS policy built into shop-dev, shop-prod and
+    staging's ``namePrefix: stg-`` overlay read as three entries (twelve in all); its other
+    place named once per entry, by each build's object."""
+    def dns(ns: str, prefix: str = "", **extra: object) -> Finding:
+        def name(n: str) -> str:
+            return f"{ns}/{prefix}{n}"
+        fields: dict[str, object] = {
+            "rule": "netpol-pairing", "kind": "dns-denied", "file": "base/np/api.yaml",
+            "line": 21, "object": f"NetworkPolicy/{name('api')}",
+            "message": f"{name('db-backup')}, {name('worker')}: egress is isolated by "
+                       f"NetworkPolicy {name('api')}, NetworkPolicy {name('deny')}: these pods "
+                       f"cannot resolve any name, {prefix}postgres (which they call) among them",
+            "fix": f"Restore NetworkPolicy {name('allow-dns')}.",
+            "others": (finding(rule="netpol-pairing", file="base/np/deny.yaml", line=7,
+                               object=f"NetworkPolicy/{name('deny')}"),), **extra}
+        return finding(**fields)
+
+    found = (dns("shop-dev"), dns("shop-prod"), dns("shop-staging", "stg-"))
+    text = render_markdown(Report(findings=found, review=ReviewSummary(new=3)))
+    assert "### Errors (3 in 1 entry)" in text
+    entry = text.split("- **`netpol-pairing[dns-denied]`** · ")[1]
+    assert text.count("- **`netpol-pairing[dns-denied]`**") == 1
+    assert entry.startswith("NetworkPolicy `shop-dev/api`, `shop-prod/api`, "
+                            "`shop-staging/stg-api` · `base/np/api.yaml:21`<br>")
+    assert "\\(said of shop-dev/api; alike in the others, each with its own names\\)" in entry
+    assert ("Same cause at `base/np/deny.yaml:7` (`NetworkPolicy/{shop-dev/deny, "
+            "shop-prod/deny, shop-staging/stg-deny}`)") in entry
+    # the text output says them at the line once, named by their own subjects
+    out = render_text(Report(findings=found), color=False)
+    assert out.count("egress is isolated") == 1
+    assert "2 more at this line with this fix in its own namespace, alike: " \
+        "shop-prod/db-backup, shop-staging/stg-db-backup" in out
+    # a name no prefix or suffix makes of the first's is another object: its own entry
+    other = dns("shop-qa", object="NetworkPolicy/shop-qa/apiserver")
+    text = render_markdown(Report(findings=(*found, other), review=ReviewSummary(new=4)))
+    assert text.count("- **`netpol-pairing[dns-denied]`**") == 2
 
 
 def test_one_base_line_wanting_in_each_overlay_namespace_is_one_entry_with_one_fix() -> None:

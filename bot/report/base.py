@@ -202,7 +202,8 @@ def alike_runs(findings: Sequence[Finding]) -> list[tuple[Finding, list[Finding]
                     f.worse) and f.fix and same_fix(first, f) and (
                     first.suggestion == f.suggestion) and (
                     _differing([first.message, *(o.message for o in others), f.message])
-                    is not None or _same_told(first, others, f)):
+                    is not None or _same_told(first, others, f) or renamed_alike(
+                        first, f, lambda g: g.message)):
                 others.append(f)
                 continue
         out.append((f, []))
@@ -220,16 +221,61 @@ def without_namespace(f: Finding, text: str) -> str:
     return re.sub(rf"(?<![\w.-]){re.escape(parts[1])}(?![\w-])", "\0", text)
 
 
+def renamed(a: Finding, b: Finding) -> tuple[str, str] | None:
+    """Whether ``b``'s object is ``a``'s as another build names it: of one kind, its name
+    ``a``'s with a prefix or suffix kustomize's ``namePrefix``/``nameSuffix`` adds (or ``a``'s
+    is ``b``'s so): the prefix and the suffix, ``("", "")`` for one name; None for objects
+    otherwise named (new-user trial seventy-four W1 read one base line's DNS policy in
+    staging's ``stg-`` overlay apart from dev's and prod's)."""
+    ka, kb = a.object.split("/"), b.object.split("/")
+    if len(ka) != len(kb) or len(ka) < 2 or ka[0] != kb[0]:
+        return None
+    na, nb = ka[-1], kb[-1]
+    short, long = (na, nb) if len(na) <= len(nb) else (nb, na)
+    if not short:
+        return None
+    at = long.find(short)
+    while at >= 0:
+        prefix, suffix = long[:at], long[at + len(short):]
+        if _affix(prefix, suffix):
+            return prefix, suffix
+        at = long.find(short, at + 1)
+    return None
+
+
+def _affix(prefix: str, suffix: str) -> bool:
+    """Whether a prefix and a suffix are what a build adds to a name: nothing, or ending
+    (starting) at a separator as a name's parts are written."""
+    return (not prefix or prefix[-1] in "-.") and (not suffix or suffix[0] in "-.")
+
+
+def unrenamed(f: Finding, text: str, affix: tuple[str, str]) -> str:
+    """``text`` of ``f`` with its namespace set aside (:func:`without_namespace`) and the
+    prefix and suffix of :func:`renamed` taken from each name it writes."""
+    text = without_namespace(f, text)
+    prefix, suffix = affix
+    if prefix:
+        text = re.sub(rf"(?<![\w.-]){re.escape(prefix)}(?=\w)", "", text)
+    if suffix:
+        text = re.sub(rf"(?<=\w){re.escape(suffix)}(?![\w-])", "", text)
+    return text
+
+
+def renamed_alike(a: Finding, b: Finding, *texts: Callable[[Finding], str]) -> bool:
+    """Whether ``a`` and ``b`` are one source's finding in two builds: their objects
+    :func:`renamed` of each other, each of ``texts`` (message, fix, field path) the same
+    once their namespaces and the names' prefix and suffix are set aside."""
+    affix = renamed(a, b)
+    return affix is not None and all(
+        unrenamed(a, text(a), affix) == unrenamed(b, text(b), affix) for text in texts)
+
+
 def same_fix(a: Finding, b: Finding) -> bool:
     """Whether ``a`` and ``b`` fix alike: the same fix, or one that names each finding's own
     namespace where the other names its own ("Widen the ingress rule of shop-prod/redis",
     "... of shop-staging/redis": new-user trial forty-two read one base line's egress error
     once per overlay, their fixes apart by the namespace only), of one kind and name."""
-    if a.fix == b.fix:
-        return True
-    ka, kb = a.object.split("/"), b.object.split("/")
-    return len(ka) == len(kb) == 3 and (ka[0], ka[2]) == (kb[0], kb[2]) and ka[1] != kb[1] and (
-        without_namespace(a, a.fix) == without_namespace(b, b.fix))
+    return a.fix == b.fix or renamed_alike(a, b, lambda f: f.fix)
 
 
 def alike_said(first: Finding, others: Sequence[Finding],
@@ -238,7 +284,8 @@ def alike_said(first: Finding, others: Sequence[Finding],
     at this line with this fix, alike: vllm-dp, vllm-main" (each name through ``escape``,
     the output's own: a terminal's, Markdown's); "with this fix in its own namespace" when
     their fixes name each one's own (:func:`same_fix`)."""
-    subjects = (_differing([first.message, *(o.message for o in others)]) or [])[1:]
+    messages = [first.message, *(o.message for o in others)]
+    subjects = (_differing(messages) or _first_apart(messages))[1:]
     if not subjects:  # one message, said of several objects: the objects tell them apart
         subjects = [o.object for o in others]
     elif all(o.object == first.object and o.clusters and o.clusters != first.clusters
@@ -267,6 +314,21 @@ def _same_told(first: Finding, others: Sequence[Finding], f: Finding) -> bool:
     finding twice, told apart by the object alone)."""
     return f.message == first.message and all(o.message == f.message for o in others) and (
         f.object != first.object)
+
+
+def _first_apart(messages: list[str]) -> list[str]:
+    """Each message's first word apart from the first message's (the subject of findings
+    :func:`renamed_alike` that differ in more words than :func:`_differing` reads): when
+    every message has as many words and each differs somewhere; else nothing."""
+    words = [m.split(" ") for m in messages]
+    if len({len(w) for w in words}) != 1:
+        return []
+    apart = [next((x for x, y in zip(w, words[0], strict=True) if x != y), None)
+             for w in words[1:]]
+    if any(x is None for x in apart):
+        return []
+    first = next(y for x, y in zip(words[1], words[0], strict=True) if x != y)
+    return [_unbracketed(x.rstrip(",:;.")) for x in [first, *apart] if x is not None]
 
 
 def _unbracketed(text: str) -> str:

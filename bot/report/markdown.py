@@ -37,7 +37,8 @@ from reviewbot.report.base import (
     existing_said,
     not_shown_lines,
     object_words,
-    without_namespace,
+    renamed,
+    renamed_alike,
 )
 from reviewbot.report.difftext import (
     Alike,
@@ -455,10 +456,13 @@ def _render_review(report: Report, review: ReviewSummary, links: Links | None) -
         fresh = sum(1 for f in group if f.new or f.worse)
         count = (f"{fresh} new, {len(group) - fresh} already there" if with_new and (
             fresh < len(group)) else str(len(group)))  # (new-user trial sixteen: "2 errors
-        if not builder.add(f"### {title} ({count})\n"):  # to fix" above "Errors (5)")
+        entries = infos_at_one_place(alike_in_namespaces(group))  # to fix" above "Errors (5)")
+        if len(entries) < len(group):  # (new-user trial seventy-three W2 counted 3 errors
+            count += f" in {plural(len(entries), 'entry', 'entries')}"  # and read 2 entries)
+        if not builder.add(f"### {title} ({count})\n"):
             break
         doubted: str | None = None  # the "Not certain" sentence of the entry just added
-        for same, placed in infos_at_one_place(alike_in_namespaces(group)):
+        for same, placed in entries:
             if placed:  # (new-user trial sixty-nine W2: a removed app's five deletions, five
                 # entries of one place and one fix)
                 if not builder.add(place_entry(same, links, with_new) + "\n",
@@ -524,11 +528,19 @@ def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False
                      if len({a.object for a in alike}) == 1 and len(f.clusters) > 1
                      else f"in {len(alike)} builds")
             head.append(f"{md_text(kind)} {md_code(f'{spaces[0]}/{name}', False)} {where}")
+        elif len({a.object.split("/", 2)[2] for a in alike}) > 1:  # names a build prefixed
+            head.append(f"{md_text(kind)} " + ", ".join(
+                md_code(a.object.split("/", 1)[1], False) for a in alike))
         else:
             head.append(f"{md_text(kind)} {md_code(name, False)} in {len(alike)} namespaces: "
                         f"{', '.join(md_code(s, False) for s in spaces)}")
-        message = merged_message([a.message for a in alike]) or f.message
+        message = merged_message([a.message for a in alike]) or (
+            f"{f.message} (said of {f.object.split('/', 1)[1]}; alike in the others, each "
+            "with its own names)")
         fix = merged_message([a.fix for a in alike]) or fix
+        f = replace(f, others=tuple(  # each other place's objects said as one
+            replace(o, object=merged_message([a.others[i].object for a in alike]) or o.object)
+            for i, o in enumerate(f.others)))
     elif f.object:
         head.append(_object(f.object, f.file))
     where = md_code(_where(f), False)
@@ -599,22 +611,35 @@ def alike_in_namespaces(findings: Sequence[Finding]) -> list[list[Finding]]:
     base line's egress rule two overlays build into staging and prod, one entry whose
     message and fix name `shop-{prod, staging}/redis`."""
     groups: list[list[Finding]] = []
-    by_key: dict[tuple[Any, ...], list[Finding]] = {}
+    by_key: dict[tuple[Any, ...], list[list[Finding]]] = {}
     for f in findings:
         parts = f.object.split("/")
         key = None
-        if len(parts) == 3 and not f.others and not f.object.startswith(VALUES_PREFIX):
-            key = (f.rule, f.kind, f.severity, f.file, f.line, f.column,
-                   without_namespace(f, f.path), without_namespace(f, f.fix), f.new, f.worse,
-                   parts[0], parts[2])
-        group = by_key.get(key) if key is not None else None
-        if group is not None and merged_message([g.message for g in group] + [f.message]):
+        if len(parts) == 3 and not f.object.startswith(VALUES_PREFIX):
+            key = (f.rule, f.kind, f.severity, f.file, f.line, f.column, f.new, f.worse,
+                   parts[0], tuple((o.file, o.line) for o in f.others))
+        group = next((g for g in by_key.get(key, ()) if _joins(g, f)), None) if key else None
+        if group is not None:
             group.append(f)
             continue
         groups.append([f])
-        if key is not None and group is None:
-            by_key[key] = groups[-1]
+        if key is not None:
+            by_key.setdefault(key, []).append(groups[-1])
     return groups
+
+
+def _joins(group: Sequence[Finding], f: Finding) -> bool:
+    """Whether ``f`` is said with ``group`` (:func:`alike_in_namespaces`): its object the
+    first's in another namespace, or as another build names it (a ``namePrefix``: new-user
+    trial seventy-four W1 read one base line's DNS finding in three entries, one per
+    overlay), its field, fix and other places' objects alike, its message in few words
+    apart."""
+    first = group[0]
+    return renamed_alike(first, f, lambda g: g.path, lambda g: g.fix) and all(
+        a.object == b.object or renamed(a, b) is not None
+        for a, b in zip(first.others, f.others, strict=True)) and (
+        merged_message([g.message for g in group] + [f.message]) is not None
+        or renamed_alike(first, f, lambda g: g.message))
 
 
 def merged_message(messages: Sequence[str]) -> str | None:
