@@ -689,7 +689,8 @@ def _positional_model(s: _Server) -> Flag | None:
 # patterns compiled while importing (the start-up cache keeps them), not at a run's first call
 _SEPARATORS = re.compile(r"[-_/.:]")
 _HUMAN_INT = re.compile(rf"\s*({DIGITS})([kKmMgG]?)\s*")
-_VERSION = re.compile(rf"v?({DIGITS}(?:\.{DIGITS})*)")
+# a release's tag, a post-release's of it too (`v0.6.3.post1`: PEP 440's, as vLLM tags them)
+_VERSION = re.compile(rf"v?({DIGITS}(?:\.{DIGITS})*)(?:\.?post{DIGITS})?")
 _CAPABILITY = re.compile(rf"({DIGITS})\.([0-9])")
 
 

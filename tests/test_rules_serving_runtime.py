@@ -225,6 +225,13 @@ def test_an_unset_sampler_variable_is_quiet_on_a_release_that_runs_the_v0_engine
     new = server(unset["args"], image="vllm/vllm-openai:v0.10.2", env=unset["env"])
     assert [k for _, k in kinds(tmp_path / "c", new, V100_PCIE)] == [
         "VLLM_USE_FLASHINFER_SAMPLER is not set"]
+    # a post-release's tag names its release (new-user trial seventy-five: v0.6.3.post1, a
+    # vLLM tag, was "names none", a warning on a clean tree)
+    post = server(unset["args"], image="vllm/vllm-openai:v0.6.3.post1", env=unset["env"])
+    assert kinds(tmp_path / "d", post, V100_PCIE) == []
+    newer = server(unset["args"], image="vllm/vllm-openai:v0.10.2.post1", env=unset["env"])
+    assert [k for _, k in kinds(tmp_path / "e", newer, V100_PCIE)] == [
+        "VLLM_USE_FLASHINFER_SAMPLER is not set"]
 
 
 def test_an_unset_sampler_variable_under_a_tag_naming_no_release_is_a_warning(
