@@ -344,6 +344,33 @@ def test_make_deploy_that_sets_images_in_an_overlay_a_variable_names(tmp_path: P
         "sample/Makefile:2)" in messages(tmp_path)[1]
 
 
+def test_a_makefile_s_included_file_runs_its_recipes_in_the_including_folder(
+        tmp_path: Path) -> None:
+    """Judge round DR (Altinn/altinn-platform): each kubebuilder operator's Makefile says
+    `include ../../Makefile.common`, whose `deploy` target runs `cd config/manager &&
+    kustomize edit set image controller=${IMG}` in that operator's folder; its scaffold's
+    `controller:latest` was an error, "no build step the repository declares"."""
+    manager = DEPLOY.replace('"two"', "2").replace("ghcr.io/acme/web:latest", "controller:latest")
+    write(tmp_path, {
+        "ops/a/config/manager/manager.yaml": manager,
+        "ops/a/config/manager/kustomization.yaml": "resources: [manager.yaml]\n",
+        "ops/a/Makefile": "IMG ?= controller:latest\ninclude ../../Makefile.common\n",
+        "ops/b/config/manager/manager.yaml": manager,  # no Makefile includes it here
+        "ops/b/config/manager/kustomization.yaml": "resources: [manager.yaml]\n",
+        "Makefile.common": """
+            .PHONY: deploy
+            deploy: manifests
+            \t( cd config/manager && "$(KUSTOMIZE)" edit set image controller=${IMG} ); \\
+            \t"$(KUSTOMIZE)" build config/default | kubectl apply -f -
+            """,
+    })
+    assert lint(tmp_path) == [
+        ("image-digest[floating]", "ops/b/config/manager/manager.yaml", 12, "error"),
+        ("image-digest[placeholder]", "ops/a/config/manager/manager.yaml", 12, "warning")]
+    assert "sets the image controller (kustomize edit set image, Makefile.common:3)" in (
+        messages(tmp_path)[0])
+
+
 def test_set_image_of_an_image_and_a_folder_variables_name_doubts_kustomize_builds(
         tmp_path: Path) -> None:
     # argoproj/argo-cd's release workflow runs hack/update-manifests.sh:

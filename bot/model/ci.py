@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewbot.load.loader import LoadedFile, load
-from reviewbot.sources.tree import FileRecord, Tree
+from reviewbot.sources.tree import INCLUDED_MAKEFILES, MAKEFILES, FileRecord, Tree
 
 WORKFLOW_DIRS = {".github/workflows/": "workflow", ".forgejo/workflows/": "Forgejo workflow",
                  ".gitea/workflows/": "Gitea workflow"}
@@ -48,7 +48,6 @@ BUILDKITE = ("buildkite.yml", "buildkite.yaml", "buildkite.json", ".buildkite/pi
              ".buildkite/pipeline.yaml", ".buildkite/pipeline.json", "buildkite/pipeline.yml",
              "buildkite/pipeline.yaml", "buildkite/pipeline.json")
 CLOUDBUILD = ("cloudbuild.yaml", "cloudbuild.yml")
-MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 VALIDATORS = ("kubeconform", "kubeval")
 TOOLS = frozenset({"kustomize", "kubectl", "oc", "yq", "sed", "envsubst", "kubeconform",
@@ -79,7 +78,8 @@ def is_ci_file(path: str) -> bool:
         return path.endswith((".yml", ".yaml"))
     return (base in ("action.yml", "action.yaml") or path in GITLAB or path in BUILDKITE
             or base in CLOUDBUILD
-            or base in MAKEFILES or base.endswith((".mk", ".sh", ".bash")))
+            or base in MAKEFILES or base.endswith((".mk", ".sh", ".bash"))
+            or base.startswith(INCLUDED_MAKEFILES))
 
 
 # ---------------------------------------------------------------- facts
@@ -568,6 +568,7 @@ class _Reader:
         self._scripts: dict[tuple[str, str, str], tuple[
             list[Rewrite], list[Rewrite], list[ValidationSkip], tuple[bool, bool], str]] = {}
         self._rules: dict[str, dict[str, tuple[list[str], list[tuple[int, str]]]]] = {}
+        self._rule_files: dict[tuple[str, str], str] = {}  # (Makefile, target): its file
 
     # ------------------------------------------------------------ YAML CI files
 
@@ -1233,11 +1234,28 @@ class _Reader:
             block.cwd = inner.cwd
 
     def _make_rules(self, path: str) -> dict[str, tuple[list[str], list[tuple[int, str]]]]:
+        """The rules of the Makefile at ``path`` and of those it includes (``include
+        ../../Makefile.common``: a file make reads in place, its recipes run in the
+        including Makefile's folder; a target the Makefile writes itself is its own)."""
         rules = self._rules.get(path)
         if rules is None:
-            rules = self._rules[path] = _make_rules(
-                self.records[path].data.decode("utf-8", "replace"))
+            text = self.records[path].data.decode("utf-8", "replace")
+            rules = self._rules[path] = _make_rules(text)
+            for written in _make_includes(text):
+                included = _target(posixpath.dirname(path), written, "")
+                if included is None or included == path or included not in self.records:
+                    continue
+                self.used.add(included)
+                inner = _make_rules(self.records[included].data.decode("utf-8", "replace"))
+                for goal, rule in inner.items():
+                    if goal not in rules:
+                        rules[goal] = rule
+                        self._rule_files[(path, goal)] = included
         return rules
+
+    def _rule_file(self, path: str, goal: str) -> str:
+        """The file that writes ``goal`` of the Makefile at ``path`` (one it includes)."""
+        return self._rule_files.get((path, goal), path)
 
     def makefile(self, path: str) -> None:
         """Every target of a Makefile is the repository's own build (``make deploy`` is how
@@ -1249,9 +1267,11 @@ class _Reader:
             if goal.startswith(".") or not recipe:
                 continue
             mark = self._job()
-            label = f"{path} target '{goal}'"
+            written = self._rule_file(path, goal)
+            label = f"{written} target '{goal}'"
             for line, text in recipe:
-                self.shell(text, _Block(Step(label, path, line), folder, folder, root=folder), 1)
+                self.shell(text, _Block(Step(label, written, line), folder, folder, root=folder),
+                           1)
             self._job_done(mark)
 
     def _make(self, argv: list[str], block: _Block, step: Step, depth: int) -> None:
@@ -1297,10 +1317,11 @@ class _Reader:
             prereqs, recipe = rules[goal]
             for prereq in prereqs:
                 run(prereq, level + 1)
-            label = f"{path} target '{goal}' (run by {step.label})"
+            written = self._rule_file(path, goal)
+            label = f"{written} target '{goal}' (run by {step.label})"
             for line, text in recipe:
                 # each recipe line runs in a shell of its own, in the Makefile's folder
-                inner = _Block(Step(label, path, line), folder, folder, root=block.root)
+                inner = _Block(Step(label, written, line), folder, folder, root=block.root)
                 self.shell(text, inner, depth + 1)
 
         for goal in goals:
@@ -1793,6 +1814,17 @@ def _make_rule(line: str) -> tuple[list[str], list[str]] | None:
     if rest.startswith("="):
         return None
     return head[:colon].split(), rest.split(";", 1)[0].split()
+
+
+def _make_includes(text: str) -> list[str]:
+    """The files a Makefile's ``include`` (``-include``, ``sinclude``) directives name
+    literally; one that names a variable is not known here."""
+    out: list[str] = []
+    for line in text.splitlines():
+        words = line.split("#", 1)[0].split()
+        if len(words) > 1 and words[0] in ("include", "-include", "sinclude"):
+            out += [w for w in words[1:] if "$" not in w]
+    return out
 
 
 def _make_rules(text: str) -> dict[str, tuple[list[str], list[tuple[int, str]]]]:

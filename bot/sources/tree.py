@@ -168,6 +168,8 @@ MAX_TEXT_BYTES = 256 * 1024
 
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 JUSTFILES = ("justfile", "Justfile", ".justfile", "JUSTFILE")  # just's recipes (and *.just)
+# what a Makefile's ``include`` names besides them (``Makefile.common``, ``rules.mk``)
+INCLUDED_MAKEFILES = ("Makefile.", "makefile.", "GNUmakefile.")
 # workflows, composite actions, Buildkite pipelines, their scripts
 CI_FOLDERS = (".github", ".forgejo", ".gitea", ".buildkite")
 CI_ROOT_FILES = (".gitlab-ci.yml", ".gitlab-ci.yaml", "cloudbuild.yaml", "cloudbuild.yml",
@@ -194,7 +196,8 @@ def is_side_text(path: str) -> bool:
             or path == ".gitignore" or path.endswith("/.gitignore")
             or posixpath.basename(path) == "Tiltfile"
             or path.endswith(".gotmpl")
-            or posixpath.basename(path) in MAKEFILES or posixpath.basename(path) in JUSTFILES)
+            or posixpath.basename(path) in MAKEFILES or posixpath.basename(path) in JUSTFILES
+            or posixpath.basename(path).startswith(INCLUDED_MAKEFILES))
 
 
 # a script or Makefile a CI file names (``./hack/set-image.sh``, ``make -C deploy``)
