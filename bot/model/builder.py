@@ -94,6 +94,7 @@ from reviewbot.model.reach import (
     terraform_releases,
     unapplied_folders,
     unincluded_component,
+    unlisted_below,
     unused_base,
     unused_bases,
 )
@@ -645,7 +646,8 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> fro
     return frozenset(
         p for p in model.files if p not in read and "#" not in p and (aside(p) or (
             p in off and graph.applied_by(p) is None) or (
-            (posixpath.dirname(p) in graph.by_dir or posixpath.dirname(p) in patches)
+            (posixpath.dirname(p) in graph.by_dir or posixpath.dirname(p) in patches
+             or unlisted_below(graph, p) is not None)
             and not is_kustomization_file(p)
             and graph.applied_by(p) is None)))  # ("path#generated": what --render built)
 

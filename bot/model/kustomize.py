@@ -130,6 +130,23 @@ def git_chart(spec: Any) -> tuple[str, list[str]] | None:
         files if isinstance(files, list) else ()) if isinstance(v, str)]
 
 
+def enclosing_kustomization(by_dir: Mapping[str, Kustomization], path: str
+                            ) -> Kustomization | None:
+    """The kustomization whose folder holds ``path`` with no kustomization between them
+    (its own folder's, else its nearest folder above's; none at the top of the tree, where a
+    repository's own kustomization holds its other folders by place only): a file there
+    that no kustomization lists is material no build reads (kubebuilder's ``config/crd/
+    patches/``, an app of apps' ``media/`` its kustomization leaves out; kustomize reads
+    the files a kustomization names, and Flux's generated kustomization takes a folder
+    holding one whole, never looking inside)."""
+    folder = posixpath.dirname(path)
+    while folder:
+        if (k := by_dir.get(folder)) is not None:
+            return k
+        folder = posixpath.dirname(folder)
+    return None
+
+
 def is_kustomization_file(path: str) -> bool:
     return posixpath.basename(path) in KUSTOMIZATION_FILES
 

@@ -59,10 +59,12 @@ from reviewbot.model.kustomize import (
     Build,
     ClusterSpec,
     Graph,
+    Kustomization,
     argo_directory,
     argo_reads_directory,
     argo_ref_values,
     argo_sources,
+    enclosing_kustomization,
     flux_rel,
     flux_spec,
     folders,
@@ -483,6 +485,10 @@ def find_reach(graph: Graph, documents: Sequence[Document],
             continue  # beside a kustomization a root builds, which leaves it out, or that
             # comments it out: not applied (ADORSYS-GIS/fineract-gitops' app of apps lists 23
             # of its folder's Applications; its operations/ comments keycloak-config out)
+        above = unlisted_below(graph, doc.file.path) if beside is None else None
+        if above is not None and above.file in walker.reach.files:
+            continue  # below one, likewise (gruberdev/homelab's services/ leaves media/*.yaml
+            # out: judge round DR, 4 false errors of Applications "applied by hand")
         if rendering.get(doc.file.path) == []:
             continue  # chart values only an unincluded Component renders: applied by none
         if (tops := held_by().get(doc.file.path)) and posixpath.dirname(
@@ -2282,6 +2288,29 @@ def _setup_above_cluster(path: str) -> bool:
 def example_named(folder: str) -> bool:
     """Whether ``folder``'s name has one of :data:`EXAMPLE_WORDS` as a word."""
     return bool(EXAMPLE_WORDS.intersection(_WORD.findall(folder.lower())))
+
+
+# folders below a kustomization whose files something besides a build may apply, each kind
+# doubted as it is elsewhere: trials, developer tools, tests and examples
+_OWN_USES = TRIAL_NAMES | TOOL_NAMES | TEST_FOLDERS | EXAMPLE_NAMES | COPIED_NAMES
+
+
+def unlisted_below(graph: Graph, path: str) -> Kustomization | None:
+    """The kustomization ``path`` lies below in a folder with none of its own
+    (:func:`~reviewbot.model.kustomize.enclosing_kustomization`), where none of the folders
+    between is one whose files a test, a trial or an example applies (:data:`_OWN_USES`):
+    a file there that no build reads is never applied (judge round DR: kubebuilder's
+    ``config/crd/patches/``, four schema errors on a patch the scaffold has not enabled).
+    None for a file beside its kustomization (the caller's own case) and elsewhere."""
+    above = enclosing_kustomization(graph.by_dir, path)
+    folder = posixpath.dirname(path)
+    if above is None or above.directory == folder:
+        return None
+    between = folder[len(above.directory) + 1:] if above.directory else folder
+    if any(p.lower() in _OWN_USES or example_named(p) or _folder_aside(p) is not None
+           for p in between.split("/")):
+        return None
+    return above
 
 
 # a folder named as a release (`v0.6.0-rc0`, `1.2`, `v1.10.1`): its numbers and a pre-release
