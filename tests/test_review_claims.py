@@ -1907,6 +1907,66 @@ spec:
                           "let these pods reach DNS), or add an egress rule to kube-dns"), fix
 
 
+def test_denials_a_clusterwide_dns_policy_s_narrowing_causes_sit_at_the_change(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial seventy-five D3: a CiliumClusterwideNetworkPolicy letting DNS out for
+    the namespaces it names stopped naming `web`; web's denial sat at web's untouched
+    policy, with no inline comment and a fix that never named the change."""
+    ccnp = """apiVersion: cilium.io/v2
+kind: CiliumClusterwideNetworkPolicy
+metadata: {name: allow-kube-dns}
+spec:
+  endpointSelector:
+    matchExpressions:
+    - key: k8s:io.kubernetes.pod.namespace
+      operator: In
+      values:
+      - llm
+      - web
+  egress:
+  - toEndpoints:
+    - matchLabels: {k8s:io.kubernetes.pod.namespace: kube-system, k8s-app: kube-dns}
+    toPorts:
+    - ports: [{port: "53", protocol: ANY}]
+"""
+    web = """apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: web, namespace: web}
+spec:
+  endpointSelector: {matchLabels: {app: web}}
+  egress:
+  - toEndpoints:
+    - matchLabels: {k8s:io.kubernetes.pod.namespace: llm, app: vllm}
+    toPorts:
+    - ports: [{port: "8000", protocol: TCP}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: web:1
+        env: [{name: LLM, value: "http://vllm.llm.svc.cluster.local:8000"}]
+"""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"web.yaml": web, "dns.yaml": ccnp})
+    head = repo.commit({"dns.yaml": ccnp.replace("      - web\n", "")})
+    code, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "netpol-pairing")
+    assert code == 1 and "Not shown inline" not in out
+    # a clusterwide policy is named without a namespace (trial seventy-five D2: "default")
+    assert "<code>CiliumClusterwideNetworkPolicy/allow-kube-dns</code> <b>modified</b>" in out
+    inline = err.split("inline comment(s)", 1)[1]
+    assert "\ndns.yaml:9\n" in inline and "no egress rule allows DNS" in inline
+    fix = inline.split("**Fix:** ", 1)[1].split("\n", 1)[0].replace("\\", "")
+    assert fix.startswith("Undo this change to CiliumClusterwideNetworkPolicy allow-kube-dns, "
+                          "which let these pods reach DNS before it, or add an egress rule"), fix
+
+
 def test_a_finding_of_one_cluster_takes_the_other_places_of_its_own_cluster(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -716,7 +716,9 @@ def at_removed_policies(findings: Sequence[Finding], diff: TreeDiff, base: Model
     `egress:`, and the one inline comment an info that the policy is deleted)."""
     removed = [e.base for e in diff.objects if e.status == "removed" and e.base is not None
                and e.kind in POLICY_KINDS]
-    if not removed:
+    narrowed = [e for e in diff.objects if e.status == "modified" and e.kind in POLICY_KINDS
+                and e.base is not None and e.head is not None and _lets_dns_out(e.base)]
+    if not removed and not narrowed:
         return list(findings)
     from reviewbot.diff.anchors import Anchors
 
@@ -730,6 +732,19 @@ def at_removed_policies(findings: Sequence[Finding], diff: TreeDiff, base: Model
             namespace = f.object.split("/")[1] if f.object.count("/") == 2 else ""
             policy = next((o for o in removed if not o.namespace or o.namespace == namespace),
                           None)
+            changed = next((e for e in narrowed if _narrowed_for(e, namespace)), None) if (
+                policy is None and f.kind == "dns-denied") else None
+            if changed is not None and changed.file and changed.line:
+                # (new-user trial seventy-five D3: a clusterwide DNS policy that stopped
+                # selecting namespace web, its denial at web's untouched policy, no comment)
+                held = changed.head
+                assert held is not None
+                what = (f"{held.kind} {held.namespace}/{held.name}" if held.namespace
+                        else f"{held.kind} {held.name}")
+                fix = f.fix[:1].lower() + f.fix[1:] if f.fix else "add an egress rule to kube-dns."
+                f = replace(f, anchor=(changed.file, changed.line),
+                            fix=f"Undo this change to {what}, which let these pods reach DNS "
+                                f"before it, or {fix}")
             if policy is not None:
                 line = policy.position(("metadata", "name"))[0]
                 place: tuple[str, int, int] | None
@@ -763,6 +778,38 @@ def _restoring(f: Finding, removed: Sequence[KObject]) -> Finding:
     they = "they" if len(lost) > 1 else "it"
     return replace(f, fix=f"Restore {restore}, which this change removes ({they} let these "
                           f"pods reach DNS), or {fix}")
+
+
+def _narrowed_for(entry: ObjectDiff, namespace: str) -> bool:
+    """Whether a network policy the change modifies, which let DNS out as it was, may have
+    stopped doing so for pods of ``namespace``: one of that namespace, or a clusterwide one,
+    that lets DNS out no more, or whose selection named the namespace and names it no more."""
+    before, after = entry.base, entry.head
+    if before is None or after is None or (before.namespace and before.namespace != namespace):
+        return False
+    if not _lets_dns_out(after):
+        return True
+    return not before.namespace and bool(namespace) and _names(before, namespace) and not (
+        _names(after, namespace))
+
+
+def _names(policy: KObject, word: str) -> bool:
+    """Whether a policy's selection (its ``endpointSelector`` or ``podSelector``, or a
+    clusterwide one's ``namespaceSelector``) writes ``word`` as a value."""
+    spec = policy.get(("spec",))
+    if not isinstance(spec, dict):
+        return False
+    pending: list[Any] = [spec.get(k) for k in ("endpointSelector", "podSelector",
+                                                "nodeSelector", "namespaceSelector")]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, str) and item == word:
+            return True
+    return False
 
 
 def _lets_dns_out(policy: KObject) -> bool:

@@ -41,6 +41,11 @@ CLUSTER_SCOPED = frozenset({
     "CSIDriver", "CSINode", "VolumeSnapshotClass", "ClusterIssuer", "ClusterSecretStore",
     "ClusterServingRuntime", "ClusterStorageContainer", "GatewayClass", "ClusterPolicy",
     "ClusterExternalSecret", "PodSecurityPolicy", "VolumeAttachment",
+    # Cilium's cluster-scoped CRDs (docs.cilium.io: "a cluster-scoped CustomResourceDefinition")
+    "CiliumClusterwideNetworkPolicy", "CiliumClusterwideEnvoyConfig", "CiliumLoadBalancerIPPool",
+    "CiliumL2AnnouncementPolicy", "CiliumBGPPeeringPolicy", "CiliumBGPClusterConfig",
+    "CiliumBGPPeerConfig", "CiliumBGPAdvertisement", "CiliumCIDRGroup", "CiliumPodIPPool",
+    "CiliumNode", "CiliumIdentity",
 })
 
 
