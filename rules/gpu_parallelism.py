@@ -336,11 +336,13 @@ def _parallelism(model: Model, pod: PodTemplate, container: Container,
         # read one error twice, its fixes apart by the node's name)
         pinned_at = (f", and {short.name}, where it is pinned, has "
                      f"{number(short.allocatable.get(resource, Fraction(0)))}")
-        fix = f"Make tensor x pipeline parallel size equal {number(have)}."
+        fix = (f"Make tensor x pipeline parallel size equal {number(have)}." if have else
+               f"Request as many {resource} as {short.name} has room for (requests and "
+               "limits), and make tensor x pipeline parallel size equal it.")
         edits: tuple[Edit, ...] = ()
-    else:
-        fix = (f"Request {workers} {resource} (requests and limits), or make tensor x "
-               f"pipeline parallel size equal {number(have)}.")
+    else:  # (none requested: no size of 0 workers to offer; new-user trial seventy-five D7)
+        fix = (f"Request {workers} {resource} (requests and limits)" + (
+            f", or make tensor x pipeline parallel size equal {number(have)}." if have else "."))
         edits = _gpu_edits(pod, container, gpus, tp, workers)
     yield Violation(
         pod.obj, path,

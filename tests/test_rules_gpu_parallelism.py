@@ -47,6 +47,16 @@ def test_seed_tp2_on_one_gpu(tmp_path: Path) -> None:
     # names both nodes; new-user trial fifty-nine read one error twice)
 
 
+def test_workers_with_no_gpu_requested_are_fixed_by_requesting_them(tmp_path: Path) -> None:
+    """New-user trial seventy-five D7: resources written where app-template does not read
+    them left the server requesting none; the fix offered "make tensor x pipeline parallel
+    size equal 0", no size an engine can run."""
+    text = container("[--tensor-parallel-size=2]", "{limits: {cpu: '4'}}")
+    result = lint_text(tmp_path, text, only=["gpu-parallelism"])
+    assert [f.fix for f in result.findings] == [
+        "Request 2 nvidia.com/gpu (requests and limits)."]
+
+
 def test_products_and_idle_gpus(tmp_path: Path) -> None:
     ok = container("[-tp, '2', -pp, '2']", "{limits: {nvidia.com/gpu: 4}}")
     assert pairs(lint_text(tmp_path / "ok", ok, only=["gpu-parallelism"])) == []
