@@ -367,4 +367,8 @@ def _gpu_edits(pod: PodTemplate, container: Container, gpus: Mapping[str, Fracti
     values = {container.quantity(s, resource) for s in written}
     if not written or len(values) != 1:
         return ()
-    return tuple(edit(pod.obj, base + (s, resource), "set", str(workers)) for s in written)
+    # the count as it was written: a number stays a number (new-user trial seventy-five W8
+    # read `nvidia.com/gpu: 1` suggested as `"2"`), a string a string
+    return tuple(edit(pod.obj, base + (s, resource), "set",
+                      workers if type(container.resources[s][resource]) is int else str(workers))
+                 for s in written)

@@ -305,6 +305,18 @@ def test_what_cannot_be_written_in_place_is_refused(text: str, change: Change) -
         apply_changes(text, [change])
 
 
+@pytest.mark.parametrize(("text", "change", "expected"), [
+    # a plain scalar in a flow collection ends at its `}`, `,` or `]` (new-user trial
+    # seventy-five: `{nvidia.com/gpu: 1}` set to 2 lost its brace, and the fix was refused)
+    ("r: {x/y: 1}\n", Change(("r", "x/y"), "set", 2), "r: {x/y: 2}\n"),
+    ("r: {a: 1, b: 3}\n", Change(("r", "a"), "set", 4), "r: {a: 4, b: 3}\n"),
+    ("s: [1, 2]  # two\n", Change(("s", 1), "set", 5), "s: [1, 5]  # two\n"),
+])
+def test_a_scalar_in_a_flow_collection_is_set_in_place(text: str, change: Change,
+                                                       expected: str) -> None:
+    assert apply_changes(text, [change]) == expected
+
+
 GPU_POD = """\
 apiVersion: apps/v1
 kind: Deployment
@@ -333,6 +345,10 @@ spec:
     ("vllm/vllm-openai:v0.11.0", "--tensor-parallel-size=2",
      '          requests: {nvidia.com/gpu: "2"}\n          limits: {nvidia.com/gpu: "1"}',
      '          requests: {nvidia.com/gpu: "2"}\n          limits: {nvidia.com/gpu: "2"}'),
+    # a count written as a number stays one (new-user trial seventy-five W8: `"2"`)
+    ("vllm/vllm-openai:v0.11.0", "--tensor-parallel-size=2",
+     '          requests: {nvidia.com/gpu: 1}\n          limits: {nvidia.com/gpu: 1}',
+     '          requests: {nvidia.com/gpu: 2}\n          limits: {nvidia.com/gpu: 2}'),
     # a request without a limit: the limit takes the request
     ("vllm/vllm-openai:v0.11.0", "--tensor-parallel-size=1",
      '          requests:\n            nvidia.com/gpu: "1"',

@@ -322,11 +322,11 @@ class _Splice:
             line, col = parent.lc.value(key)
         else:
             line, col = parent.lc.item(key)
-        return self._replace_scalar(line, col, value)
+        return self._replace_scalar(line, col, value, bool(parent.fa.flow_style()))
 
-    def _replace_scalar(self, line: int, col: int, value: Any) -> str:
+    def _replace_scalar(self, line: int, col: int, value: Any, flow: bool = False) -> str:
         text = self.lines[line]
-        end = _scalar_end(text, col)
+        end = _scalar_end(text, col, flow)
         old = text[col:end]
         if old.startswith(("|", ">", "&", "!", "*")):
             raise RoundTripError("cannot replace a block, anchored or tagged scalar")
@@ -519,8 +519,11 @@ def _item_lines(value: Any, dash: int, offset: int) -> list[str]:
 # ---------------------------------------------------------------- reading text
 
 
-def _scalar_end(text: str, col: int) -> int:
-    """Where the one-line scalar starting at ``col`` ends (before a comment or line end)."""
+def _scalar_end(text: str, col: int, flow: bool = False) -> int:
+    """Where the one-line scalar starting at ``col`` ends (before a comment or line end; in
+    a flow collection, ``flow``, a plain one also before the `,`, `]` or `}` after it: YAML's
+    plain scalars hold no flow indicator there; new-user trial seventy-five's `{nvidia.com/
+    gpu: 1}` lost its brace)."""
     first = text[col:col + 1]
     if first == '"':
         i = col + 1
@@ -545,6 +548,8 @@ def _scalar_end(text: str, col: int) -> int:
     body = text[col:].rstrip("\r\n")
     hit = re.search(r"\s#", body)
     if hit:
+        body = body[: hit.start()]
+    if flow and (hit := re.search(r"[,\]}]", body)):
         body = body[: hit.start()]
     return col + len(body.rstrip())
 
