@@ -522,7 +522,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
 from reviewbot.load.paths import Path, dig, format_path, stable_path
 from reviewbot.model.dependencies import in_part
-from reviewbot.model.objects import DEFAULT_CLUSTER, Model, items, mapping
+from reviewbot.model.objects import DEFAULT_CLUSTER, Model, cluster_phrase, items, mapping
 from reviewbot.model.releases import releases
 from reviewbot.model.resource import templates_declaring
 from reviewbot.model.values import ValuesObject
@@ -3874,7 +3874,8 @@ def _ports_unserved(model: Model) -> Iterator[Violation]:
     port named `web`). Judged where every pod it selects is a pod spec of the repository
     whose build works (no chart's, no operator's that adds labels)."""
     found: dict[tuple[str, int, int], list[Violation]] = {}  # (a Service's file, port) -> ...
-    for _, view in views(model):
+    cluster_of: dict[int, str | None] = {}  # id of a violation -> the cluster its view is
+    for cluster, view in views(model):
         services = [s for s in _selecting_services(view)
                     if any(isinstance(p.target_port, str) for p in s.ports)]
         if not services:
@@ -3913,13 +3914,21 @@ def _ports_unserved(model: Model) -> Iterator[Violation]:
                                          kind="no-endpoints")
                                for p in pods[:1] for c in p.containers
                                if c.role == "container" and c.body.get("ports"))
-                found.setdefault(key, []).append(Violation(
-                    service.obj, ("spec", "ports", i, "targetPort"), message,
-                    kind="no-endpoints", fix=fix, others=others[:1]))
-    for alike in found.values():  # (a Service several builds make: once, naming each)
-        more = [f"{v.obj.namespace or 'default'}/{v.obj.name}" for v in alike[1:]
-                if v.obj is not None]
-        yield replace(alike[0], message=f"{alike[0].message} (so does Service "
+                made = Violation(service.obj, ("spec", "ports", i, "targetPort"), message,
+                                 kind="no-endpoints", fix=fix, others=others[:1])
+                cluster_of[id(made)] = cluster
+                found.setdefault(key, []).append(made)
+    for alike in found.values():  # (a Service several builds make: once, naming each; one
+        # of the same name by its cluster: new-user trial seventy-five W5 read "Service
+        # database/postgres ... (so does Service database/postgres")
+        one = alike[0].obj
+        same = [v for v in alike[1:] if v.obj is not None and one is not None and (
+            v.obj.namespace, v.obj.name) == (one.namespace, one.name)
+            and cluster_of.get(id(v)) is not None]
+        more = [f"Service {v.obj.namespace or 'default'}/{v.obj.name}" for v in alike[1:]
+                if v.obj is not None and all(v is not s for s in same)]
+        more += [f"its copy in {cluster_phrase(str(cluster_of[id(v)]))}" for v in same]
+        yield replace(alike[0], message=f"{alike[0].message} (so does "
                       f"{', '.join(more)}, built from the same lines)") if more else alike[0]
 
 

@@ -99,6 +99,28 @@ spec:
          "Target a port the pods name (web), or name a container port http.")]
 
 
+def test_a_service_two_clusters_build_alike_names_the_other_cluster_s_copy(
+        tmp_path: Path) -> None:
+    """New-user trial seventy-five W5: one Service built alike for staging and production
+    read "Service database/postgres ... (so does Service database/postgres, built from the
+    same lines)", itself as its own twin."""
+    pods = deployment("db", "data", "{app: db}",
+                      ports="ports: [{name: postgresql, containerPort: 5432}]")
+    service = ("apiVersion: v1\nkind: Service\nmetadata: {name: db, namespace: data}\n"
+               "spec:\n  selector: {app: db}\n  ports: [{port: 5432, targetPort: postgres}]\n")
+    write(tmp_path, {
+        "base/pods.yaml": pods, "base/service.yaml": service,
+        "base/kustomization.yaml": "resources: [pods.yaml, service.yaml]\n",
+        "clusters/staging/kustomization.yaml": "resources: [../../base]\n",
+        "clusters/production/kustomization.yaml": "resources: [../../base]\n",
+        ".reviewbot.yaml": "clusters:\n- {name: staging, paths: [clusters/staging]}\n"
+                           "- {name: production, paths: [clusters/production]}\n",
+    })
+    result = lint_dir(tmp_path, only=["netpol-pairing"])
+    assert [f.message.split("reaches a pod ")[1] for f in result.findings] == [
+        "(so does its copy in cluster staging, built from the same lines)"]
+
+
 def test_a_policy_admitting_a_port_name_no_pod_it_selects_declares_admits_nothing(
         tmp_path: Path) -> None:
     """netpol-pairing[no-such-port]: soerenschneider/k8s-gitops' victorialogs policy admits
