@@ -320,7 +320,7 @@ def test_each_reason_to_stay_quiet_and_the_finding_when_nothing_hides(tmp_path: 
     result = lint_text(tmp_path, SEEN_AND_UNSEEN, only=["netpol-pairing"])
     assert [q.reason for q in result.quiet] == [
         "CiliumClusterwideNetworkPolicy nothing: endpointSelector app=nothing matches no pod in "
-        "6 namespaces, but it may hold pods reviewbot cannot see (b: HelmRelease queue; c: "
+        "5 namespaces, but it may hold pods reviewbot cannot see (b: HelmRelease queue; c: "
         "HelmRelease cache)",
         "NetworkPolicy r/r: podSelector app=rays matches no pod in r, but r/ray-head[RayCluster] "
         "carries labels its operator adds that reviewbot does not list"]
