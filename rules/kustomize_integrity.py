@@ -1489,12 +1489,15 @@ def _crds_of_own_releases(model: Model) -> Iterator[Violation]:
     boot = [lf.data for path, lf in model.files.items() if "helmfile" in path] + [
         r.data for r in (model.tree.texts if model.tree is not None else ())
         if b"helm" in r.data]
+    named = {name for by_name in charts.values() for name in by_name}
     for obj in model.objects:
         group = obj.group
         if "." not in group or group.endswith((".k8s.io", ".fluxcd.io")) or (
                 group, obj.kind) in defined:
             continue
         first = group.split(".", 1)[0]
+        if first not in named:
+            continue  # (no release of the tree installs a chart of that name: no owner asked)
         for owner in owners(model, obj):
             installer = charts.get(id(owner), {}).get(first)
             if installer is None or any(first.encode() in data for data in boot):
