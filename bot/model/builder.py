@@ -1047,8 +1047,16 @@ def _experiment_doubts(model: Model, graph: Graph) -> None:
         for n in range(len(parts) - 1):
             folders.setdefault("/".join(parts[:n]), set()).add(parts[n])
 
+    seen: dict[str, str | None] = {}  # a folder -> what example() says of its files
+
     def example(path: str) -> str | None:
-        parts = path.split("/")[:-1]
+        folder = path.rpartition("/")[0]
+        if folder not in seen:
+            seen[folder] = _example(folder)
+        return seen[folder]
+
+    def _example(folder: str) -> str | None:
+        parts = folder.split("/") if folder else []
         for n, name in enumerate(parts):
             tests = name.lower() in TEST_FOLDERS
             if (tests or name.lower() in EXAMPLE_FOLDERS or example_named(name)) and len(
