@@ -410,8 +410,15 @@ def _written(pod: PodTemplate) -> bool:
 
 def _edits(pod: PodTemplate) -> tuple[Edit, ...]:
     """``type: Recreate`` (and no ``rollingUpdate``, which Recreate forbids) on a Deployment
-    or KServe component; a chart's values have their own keys, so they get text only."""
+    or KServe component; an app-template controller written in its release, its own
+    `strategy` key; other charts' values have their own keys, so they get text only."""
     strategy = pod.strategy
+    if strategy is not None and is_values_pod(pod) and pod.origin is not None and (
+            pod.origin.chart == "app-template" and pod.kind == "Deployment"
+            and isinstance(pod.obj.get(pod.spec_path), dict)):
+        # a controller written in the release itself: app-template's own key, which renders
+        # no rollingUpdate beside Recreate (new-user trial seventy-five D9: "would fix 0")
+        return (edit(pod.obj, strategy.path, "set", "Recreate"),)
     if strategy is None or is_values_pod(pod) or (
             pod.component is None and pod.obj.kind != "Deployment"):
         return ()

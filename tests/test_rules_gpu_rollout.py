@@ -271,6 +271,9 @@ spec:
     assert [f.fix for f in result.findings] == [
         "Set controllers.vllm.strategy: Recreate (or controllers.vllm.rollingUpdate.surge: "
         "\"0\", quoted: app-template drops an integer 0)."]
+    # and `--fix` writes it (new-user trial seventy-five D9: "would fix 0 findings")
+    assert [(e.path, e.op, e.value) for f in result.findings for e in f.edits] == [
+        (("spec", "values", "controllers", "vllm", "strategy"), "set", "Recreate")]
 
 
 def test_a_pod_no_node_is_pinned_for_borrows_room_where_the_cluster_s_gpus_leave_it(
