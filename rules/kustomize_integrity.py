@@ -148,7 +148,13 @@ reviewbot checks every `kustomization.yaml` in the tree:
   now stands where the entry was, where change-safety places the removal's verdicts),
   and so, in a repository without cluster roots, is one in a folder that holds a
   kustomization's patches and nothing else it lists (kubebuilder's `patches/`): an unused
-  patch, never an object;
+  patch, never an object; so is one in a folder below a kustomization a build applies,
+  with no kustomization of its own between them, that no kustomization lists (kustomize
+  reads only what a kustomization names, and Flux's generated kustomization takes a folder
+  holding one whole): kubebuilder's `config/crd/patches/` whose scaffold enables none, an
+  app of apps' `media/` its kustomization leaves out (its Applications are no roots
+  applied by hand). Not below a folder of tests, examples, trials or developer tools, or
+  one kept aside: those are judged as such folders are;
   when another file a build applies holds its objects (the same kind, name and namespace:
   a stale copy, or a patch never listed), the fix is to delete it or list it under
   `patches:`, never as a resource (two builds would apply one object);
