@@ -177,10 +177,13 @@ def _change_key(entry: Mapping[str, Any]) -> str:
 
 
 def made_again(diff: Sequence[Mapping[str, Any]]) -> int:
-    """How many entries repeat one before them for another build (the same object, the same
-    change)."""
-    seen = {(str(e.get("object")), _change_key(e)) for e in diff}
-    return len(diff) - len(seen)
+    """How many of :func:`distinct`'s entries another build makes too (the same object, the
+    same change)."""
+    seen: dict[tuple[str, str], int] = {}
+    for e in diff:
+        key = (str(e.get("object")), _change_key(e))
+        seen[key] = seen.get(key, 0) + 1
+    return sum(1 for n in seen.values() if n > 1)
 
 
 def build_fails(entry: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -334,14 +337,32 @@ def render_diff_text(diff: Sequence[Mapping[str, Any]], color: bool = False) -> 
 
 
 def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
-    order = ("modified", "added", "removed", "renamed")
-    tally = {s: sum(1 for e in diff if e.get("change") == s) for s in order}
+    shown = distinct(diff)
     merged = made_again(diff)
-    again = f", {merged} of them the same change in another build" if merged else ""
-    failing = sum(1 for e in diff if e.get("build_fails"))
+    again = f", {merged} of them made by another build too" if merged else ""
+    failing = sum(1 for e in shown if e.get("build_fails"))
     fails = f", {failing} of them in a failing build" if failing else ""
-    return ", ".join(f"{n} {s}" for s, n in tally.items() if n) + (
-        f" ({counted(diff)}{again}{fails})")
+    return ", ".join(tally(shown)) + f" ({counted(shown)}{again}{fails})"
+
+
+def distinct(diff: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """``diff``'s entries, an object's one change that several builds make once (as the
+    outputs show it: new-user trial seventy-five W2 counted "6 renamed" above 5)."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for e in diff:
+        key = (str(e.get("object")), _change_key(e))
+        if key not in seen:
+            seen.add(key)
+            out.append(e)
+    return out
+
+
+def tally(entries: Sequence[Mapping[str, Any]]) -> list[str]:
+    """"2 modified", "1 added", ... of ``entries``, in that order, the statuses they have."""
+    order = ("modified", "added", "removed", "renamed")
+    counts = {s: sum(1 for e in entries if e.get("change") == s) for s in order}
+    return [f"{n} {s}" for s, n in counts.items() if n]
 
 
 def counted(entries: Sequence[Mapping[str, Any]]) -> str:

@@ -47,9 +47,11 @@ from reviewbot.report.difftext import (
     builds_note,
     change_lines,
     counted,
+    distinct,
     listed,
     made_again,
     object_header,
+    tally,
 )
 from reviewbot.report.links import Links
 from reviewbot.words import plural
@@ -341,13 +343,12 @@ def _entry_line(group: Alike) -> str:
 
 
 def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
-    order = ("modified", "added", "removed", "renamed")
-    tally = {s: sum(1 for e in diff if e.get("change") == s) for s in order}
+    shown = distinct(diff)
     merged = made_again(diff)
-    again = f"; {merged} of them the same change in another build" if merged else ""
-    failing = sum(1 for e in diff if e.get("build_fails"))
+    again = f"; {merged} of them made by another build too" if merged else ""
+    failing = sum(1 for e in shown if e.get("build_fails"))
     fails = f"; {failing} of them in a failing build" if failing else ""
-    return (", ".join(f"{n} {s}" for s, n in tally.items() if n) or "none") + again + fails
+    return (", ".join(tally(shown)) or "none") + again + fails
 
 
 # ---------------------------------------------------------------- assembling under a cap
