@@ -767,6 +767,41 @@ def test_a_helm_values_file_s_text_header_names_its_first_changed_line(
     assert [(e["file"], e["line"]) for e in json.loads(out)["diff"]] == [("web/values.yaml", 4)]
 
 
+def test_a_values_file_no_release_reads_any_more_is_no_longer_read_not_removed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial seventy-six D3: the Application's `$values` entry renamed to a file
+    that does not exist; the diff said "- Helm values file values-prod.yaml removed" of a
+    file still in the tree. What changed is that no release reads it (the JSON keeps its
+    status, `removed`)."""
+    app = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+           "metadata: {name: pg, namespace: argocd}\nspec:\n  project: default\n"
+           "  sources:\n  - repoURL: https://charts.bitnami.com/bitnami\n"
+           "    chart: postgresql\n    targetRevision: 15.5.0\n"
+           "    helm: {valueFiles: [$values/values/%s]}\n"
+           "  - {repoURL: 'https://git.example.com/x.git', targetRevision: main, ref: values}\n"
+           "  destination: {server: 'https://kubernetes.default.svc', namespace: db}\n")
+    root = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+            "metadata: {name: root, namespace: argocd}\nspec:\n  project: default\n"
+            "  source: {repoURL: 'https://git.example.com/x.git', targetRevision: main, "
+            "path: argocd/apps}\n"
+            "  destination: {server: 'https://kubernetes.default.svc', namespace: argocd}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"argocd/root.yaml": root, "argocd/apps/pg.yaml": app % "values-prod.yaml",
+                        "values/values-prod.yaml": "primary: {persistence: {size: 8Gi}}\n"})
+    head = repo.commit({"argocd/apps/pg.yaml": app % "values-production.yaml"})
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+    assert ("- Helm values file values/values-prod.yaml  no longer read  (no release of the "
+            "head reads it)") in out.splitlines()
+    assert "1 modified, 1 no longer read (1 object, 1 file)" in out.splitlines()
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "markdown", base,
+                            head], capsys)
+    assert "<summary>- 1 file no longer read</summary>" in out
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", base,
+                            head], capsys)
+    assert [e["change"] for e in json.loads(out)["diff"]] == ["modified", "removed"]
+
+
 def test_an_object_two_clusters_build_apart_names_each_cluster_s_build(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

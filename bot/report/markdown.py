@@ -41,6 +41,7 @@ from reviewbot.report.base import (
     renamed_alike,
 )
 from reviewbot.report.difftext import (
+    READ_WHY,
     Alike,
     alike,
     build_fails,
@@ -51,6 +52,7 @@ from reviewbot.report.difftext import (
     listed,
     made_again,
     object_header,
+    shown_status,
     tally,
 )
 from reviewbot.report.links import Links
@@ -249,7 +251,8 @@ def render_diff_section(diff: Sequence[Mapping[str, Any]], limit: int = DEFAULT_
     return builder.finish(0, len(diff))
 
 
-_GROUPS = (("added", "+", "added"), ("removed", "-", "removed"), ("renamed", ">", "renamed"))
+_GROUPS = (("added", "+", "added"), ("removed", "-", "removed"), ("renamed", ">", "renamed"),
+           ("now read", "+", "now read"), ("no longer read", "-", "no longer read"))
 
 
 def diff_blocks(builder: _Builder, diff: Sequence[Mapping[str, Any]]) -> None:
@@ -264,7 +267,7 @@ def diff_blocks(builder: _Builder, diff: Sequence[Mapping[str, Any]]) -> None:
                 diff_block(one) + "\n", objects=len(one.entries)):
             return
     for status, mark, word in _GROUPS:
-        group = [one for one in merged if one.entry.get("change") == status]
+        group = [one for one in merged if shown_status(one.entry) == status]
         if not group:
             continue
         head = (f"<details><summary>{mark} {counted([e for one in group for e in one.entries])}"
@@ -336,6 +339,8 @@ def _entry_line(group: Alike) -> str:
                  f"{entry.get('file')}:{entry.get('line') or 1}")
         made = "was generated" if status == "removed" else "generated"
         return f"- {ref} ({made} by {md_code(str(by), False)} in {md_code(where, False)})"
+    if (said := shown_status(entry)) != status:
+        return f"- {ref} ({READ_WHY[said]})"
     if status == "removed":
         return f"- {ref} (was in {md_code(str(entry.get('base_file')), False)})"
     where = f"{entry.get('file')}:{entry.get('line') or 1}"
