@@ -313,8 +313,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
 - an Argo CD `Application`'s `helm.valueFiles` entry names a file of the chart folder its
   source path resolves to (`missing`): Argo CD joins the entry to that folder, and Helm
   fails the template on a file that is not there, so the Application syncs nothing;
-  not judged with `ignoreMissingValueFiles: true`, nor for a URL, another source's
-  `$ref/...`, an absolute or a templated entry;
+  so does another source's `$ref/path` where that `ref` source's repository and revision
+  are this tree's (other Applications' paths resolve here): Argo CD reads it from the
+  root of that repository; not judged with `ignoreMissingValueFiles: true`, nor for a
+  URL, a `ref` source of another repository, an absolute or a templated entry;
 - a Flux HelmRelease's `spec.chart.spec.valuesFiles` entry names a file of the tree, where
   its chart is a folder of this repository (`missing`): source-controller reads it from the
   GitRepository's root and cannot package the chart without it, so the release is not
@@ -3658,13 +3660,22 @@ def _argo_value_files(model: Model, index: TreeIndex, graph: Graph) -> Iterator[
     its source ``path`` resolves to (Argo CD joins an entry to the chart's folder): Helm
     fails the template, so Argo CD generates no manifests and syncs nothing, unless
     ``ignoreMissingValueFiles`` (new-user trial twenty-nine: `values-prod.yaml` renamed,
-    the Application kept naming it: "no new findings"). Entries that are URLs, another
-    source's ``$ref``, absolute or templated are not judged."""
+    the Application kept naming it: "no new findings"). So is another source's
+    ``$ref/path`` where that source's repository and revision are this tree's (other
+    Applications' paths resolve here), the file at no root of it (new-user trial
+    seventy-six D2). Entries that are URLs, absolute or templated are not judged."""
     unapplied = model.unapplied
+    here: dict[tuple[str, str], set[str]] | None = None
     for obj in model.of_kind("Application"):
         if obj.group != ARGO_GROUP or obj.file in unapplied:
             continue
         spec = obj.get(("spec",))
+        if here is None and any(isinstance(f, str) and f.startswith("$") for _, source in
+                                argo_sources(spec if isinstance(spec, dict) else {})
+                                for f in _list(dict_of(source.get("helm")).get("valueFiles"))):
+            here = _argo_sources(model, index, graph)[1]
+        yield from _ref_value_files(obj, spec if isinstance(spec, dict) else {}, here or {},
+                                    index, graph)
         for at, source in argo_sources(spec if isinstance(spec, dict) else {}):
             path, helm = source.get("path"), dict_of(source.get("helm"))
             files = helm.get("valueFiles")
@@ -3695,6 +3706,49 @@ def _argo_value_files(model: Model, index: TreeIndex, graph: Graph) -> Iterator[
                     fix=(f"Point the entry at {near!r}, the file of a close name, " if near
                          else "Point the entry at a values file of the chart's folder, ")
                     + "add the file, or set ignoreMissingValueFiles: true if it is optional.")
+
+
+def _ref_value_files(obj: KObject, spec: Mapping[str, Any],
+                     here: Mapping[tuple[str, str], set[str]], index: TreeIndex,
+                     graph: Graph) -> Iterator[Violation]:
+    """:func:`_argo_value_files`' ``$ref/path`` entries: Argo CD reads the file from the
+    root of the ``ref`` source's repository at its revision; where that is this tree and no
+    root of it holds the file, Helm fails the template."""
+    sources = list(argo_sources(spec))
+    refs = {str(s["ref"]): (url, str(s.get("targetRevision") or "HEAD").strip())
+            for _, s in sources if isinstance(s.get("ref"), str) and s["ref"]
+            and (url := source_url(s.get("repoURL"))) is not None}
+    for at, source in sources:
+        helm = dict_of(source.get("helm"))
+        if helm.get("ignoreMissingValueFiles") is True:
+            continue
+        for j, entry in enumerate(_list(helm.get("valueFiles"))):
+            if not isinstance(entry, str) or not entry.startswith("$") or "{{" in entry or (
+                    "${" in entry):
+                continue
+            ref, _, rest = entry[1:].partition("/")
+            roots = here.get(refs.get(ref, ("", "")), set())
+            rest = posixpath.normpath(rest.strip("/")) if rest.strip("/") else ""
+            if not roots or not rest or rest.startswith(".."):
+                continue
+            targets = [join(root, rest) if root else rest for root in sorted(roots)]
+            if not all(index.covers(t) for t in targets) or any(
+                    t in index.files or graph.gitignored(t) or graph.written_by(t)
+                    for t in targets):
+                continue
+            target = targets[0]
+            parent = posixpath.dirname(target)
+            near = near_path(rest, target, [*index.entries_in(parent)[1], parent])
+            name = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
+            yield Violation(
+                obj, ("spec", *at, "helm", "valueFiles", j),
+                f"helm.valueFiles[{j}]: {entry!r} names {target}, which does not exist in "
+                f"this repository (the {ref!r} source's), so Helm fails and Application "
+                f"{name} generates no manifests: it syncs nothing until the file is there",
+                kind="missing",
+                fix=(f"Point the entry at {near!r}, the file of a close name, " if near
+                     else "Point the entry at a values file of the repository, ")
+                + "add the file, or set ignoreMissingValueFiles: true if it is optional.")
 
 
 def _flux_values_files(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:

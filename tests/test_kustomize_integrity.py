@@ -740,6 +740,59 @@ def test_an_argo_helm_values_file_the_chart_folder_lacks_is_missing(tmp_path: Pa
         assert found(lint(tmp_path)) == [], entry
 
 
+def test_a_values_file_another_source_of_this_repository_lacks_is_missing(
+        tmp_path: Path) -> None:
+    """New-user trial seventy-six D2: a multi-source Application's `$values/values/postgres/
+    values-prod.yaml` renamed to a file that does not exist; the `values` source is this
+    repository (the root Application's path resolves here): Helm fails, nothing syncs. A
+    `ref` source of another repository is not judged."""
+    app = textwrap.dedent("""
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: %s, namespace: argocd}
+        spec:
+          project: default
+          sources:
+            - repoURL: https://charts.bitnami.com/bitnami
+              chart: postgresql
+              targetRevision: 15.5.0
+              helm:
+                valueFiles:
+                  - $values/values/postgres/%s
+            - repoURL: %s
+              targetRevision: main
+              ref: values
+          destination: {server: 'https://kubernetes.default.svc', namespace: db}
+    """)
+    root = textwrap.dedent("""
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: root, namespace: argocd}
+        spec:
+          project: default
+          source: {repoURL: https://git.example.com/platform/gitops.git, targetRevision: main,
+                   path: argocd/apps}
+          destination: {server: 'https://kubernetes.default.svc', namespace: argocd}
+    """)
+    here = "https://git.example.com/platform/gitops.git"
+    write(tmp_path, {
+        "argocd/root.yaml": root,
+        "argocd/apps/pg.yaml": app % ("pg", "values-production.yaml", here),
+        "argocd/apps/other.yaml": app % ("other", "values-x.yaml",
+                                         "https://git.example.com/else/values.git"),
+        "values/postgres/values-prod.yaml": "primary: {persistence: {size: 8Gi}}\n",
+    })
+    result = lint(tmp_path)
+    assert [(f, line, m) for f, line, _, m in found(result)] == [(
+        "argocd/apps/pg.yaml", 12,
+        "helm.valueFiles[0]: '$values/values/postgres/values-production.yaml' names "
+        "values/postgres/values-production.yaml, which does not exist in this repository (the "
+        "'values' source's), so Helm fails and Application argocd/pg generates no manifests: "
+        "it syncs nothing until the file is there")]
+    assert result.findings[0].fix.startswith(
+        "Point the entry at 'values/postgres/values-prod.yaml', the file of a close name")
+
+
 def test_argo_application_path_is_judged_like_a_flux_path(tmp_path: Path) -> None:
     """An Application's path no folder holds is `missing` when another Application of the
     same repository and revision resolves here; another repository's path never is."""
