@@ -2786,6 +2786,7 @@ CONTROLLER_LABELS = frozenset({
     "batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-completion-index",
     "pod-template-hash", "controller-revision-hash", "pod-template-generation",
     "statefulset.kubernetes.io/pod-name", "apps.kubernetes.io/pod-index",
+    "rollouts-pod-template-hash",  # (Argo Rollouts' own, on every pod and its Services)
 })
 
 

@@ -99,6 +99,43 @@ spec:
          "Target a port the pods name (web), or name a container port http.")]
 
 
+def test_a_rollout_s_pods_carry_its_template_s_labels_and_the_hash_alone(tmp_path: Path) -> None:
+    """New-user trial seventy-six D1: a canary Service whose selector misspells the Rollout's
+    `app.kubernetes.io/name` was a note, "labels its operator adds that reviewbot does not
+    list"; Argo Rollouts adds `rollouts-pod-template-hash` alone (and a canary's ephemeral
+    metadata, to some pods: then it stays a note)."""
+    rollout = """
+apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  strategy:
+    canary: {canaryService: web-canary, stableService: web, steps: [{setWeight: 20}]%s}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: web:1}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web-canary, namespace: shop}
+spec:
+  selector: {app: web-canry}
+  ports: [{port: 80, targetPort: 8080}]
+"""
+    result = lint_text(tmp_path / "plain", rollout % "", only=["netpol-pairing"])
+    assert [(f.kind, f.severity) for f in result.findings] == [("no-endpoints", "warning")]
+    assert result.findings[0].message.startswith(
+        "Service shop/web-canary: selector app=web-canry matches no pod in shop (Rollout web "
+        "has app=web)")
+    labelled = rollout % ", canaryMetadata: {labels: {role: canary}}"
+    result = lint_text(tmp_path / "labelled", labelled, only=["netpol-pairing"])
+    assert result.findings == [] and [q.reason for q in result.quiet] == [
+        "Service shop/web-canary: selector app=web-canry matches no pod in shop, but shop/web"
+        "[Rollout] carries labels its operator adds that reviewbot does not list"]
+
+
 def test_a_service_two_clusters_build_alike_names_the_other_cluster_s_copy(
         tmp_path: Path) -> None:
     """New-user trial seventy-five W5: one Service built alike for staging and production

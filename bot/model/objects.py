@@ -865,8 +865,18 @@ def custom_pods(obj: KObject) -> list[PodTemplate]:
                                 1, None, {}, "KubeRay")
         return pods
     if kind == "Rollout" and group == "argoproj.io":
+        # the one label Argo Rollouts adds to every pod is `rollouts-pod-template-hash`; a
+        # canary's or blue-green's ephemeral metadata labels some pods only (new-user trial
+        # seventy-six D1: a canary Service's misspelt selector was "labels its operator adds")
+        strategy = mapping(obj.get(("spec", "strategy")))
+        ephemeral = any(mapping(mapping(strategy.get(s)).get(m)).get("labels")
+                        for s in ("canary", "blueGreen") for m in (
+                            "canaryMetadata", "stableMetadata", "activeMetadata",
+                            "previewMetadata"))
+        if obj.get(("spec", "workloadRef")) is not None:
+            ephemeral = True  # (its pods are another object's template)
         return _custom_pod(obj, ("spec", "template"), obj.name, _count(obj, ("spec", "replicas")),
-                           _rollout_strategy(obj), {}, "Argo Rollouts")
+                           _rollout_strategy(obj), {}, "Argo Rollouts", complete=not ephemeral)
     if kind == "LeaderWorkerSet" and group == "leaderworkerset.x-k8s.io":
         return _lws_pods(obj)
     if kind == "JobSet" and group == "jobset.x-k8s.io":
