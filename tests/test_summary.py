@@ -370,7 +370,7 @@ def test_findings_of_one_namespace_in_several_builds_are_counted_as_builds() -> 
 def test_infos_of_one_place_and_one_fix_are_one_entry_listing_each_message() -> None:
     """New-user trial sixty-nine W2: an app removed, its objects' deletions five entries of
     one place and one fix. One entry: the rule, the count, the place and the fix once, each
-    object's message below. Errors and warnings keep an entry each."""
+    object's message below. Errors and warnings, fewer than three, keep an entry each."""
     def deleted(kind: str, severity: str = "info", **extra: object) -> Finding:
         fields: dict[str, object] = {
             "rule": "change-safety", "kind": "deleted", "severity": severity,
@@ -392,6 +392,12 @@ def test_infos_of_one_place_and_one_fix_are_one_entry_listing_each_message() -> 
         "  - Secret default/webui is no longer applied\n") in text
     assert "· `ConfigMap/default/webui` · `apps/kustomization.yaml:6`<br>" in text
     assert "· `Role/default/webui` · `apps/kustomization.yaml:9`<br>" in text
+    # three errors of one place and one fix are one entry too (new-user trial seventy-six
+    # W1: one ApplicationSet typo's fifteen deletions, fifteen entries)
+    three = [deleted(k, "error") for k in ("Deployment", "Service", "Ingress")]
+    text = render_markdown(Report(findings=tuple(three), review=ReviewSummary(new=3)))
+    assert "### Errors (3 in 1 entry)" in text and (
+        "- **`change-safety[deleted]`** · 3 objects · `apps/kustomization.yaml:6`") in text
 
 
 def test_text_says_a_failing_build_s_sentence_once_in_a_row() -> None:

@@ -567,24 +567,36 @@ MAX_WORDS_APART = 4  # words in which the messages of findings shown as one may 
 
 
 def infos_at_one_place(groups: Sequence[list[Finding]]) -> list[tuple[list[Finding], bool]]:
-    """``groups`` (of :func:`alike_in_namespaces`) in their order, the single infos given at
-    one place with one fix (a removed application's objects, each deleted) gathered into one
-    group at the first's place: (the group, True) for those, (the group as it was, False)
-    for the rest."""
+    """``groups`` (of :func:`alike_in_namespaces`) in their order, the single findings given
+    at one place with one fix (a removed application's objects, each deleted) gathered into
+    one group at the first's place: (the group, True) for those, (the group as it was,
+    False) for the rest. Infos two or more; errors and warnings :data:`AT_ONE_PLACE` or more
+    (new-user trial seventy-six W1: one ApplicationSet typo's 15 deletions, 15 entries with
+    one place and one fix), fewer each an entry of its own."""
     out: list[tuple[list[Finding], bool]] = []
     by_key: dict[tuple[Any, ...], list[Finding]] = {}
     for group in groups:
         f = group[0]
-        if len(group) > 1 or f.severity != "info" or f.others or not f.file:
+        if len(group) > 1 or f.others or not f.file:
             out.append((group, False))
             continue
-        key = (f.rule, f.kind, f.file, f.line, f.fix, f.new, f.worse)
+        key = (f.rule, f.kind, f.severity, f.file, f.line, f.fix, f.new, f.worse)
         if (same := by_key.get(key)) is not None:
             same.append(f)
             continue
         by_key[key] = [f]
         out.append((by_key[key], True))
-    return [(group, placed and len(group) > 1) for group, placed in out]
+    placed: list[tuple[list[Finding], bool]] = []
+    for group, one_place in out:
+        enough = len(group) > 1 if group[0].severity == "info" else len(group) >= AT_ONE_PLACE
+        if one_place and not enough and len(group) > 1:
+            placed += [([f], False) for f in group]  # (each its own entry, as before)
+        else:
+            placed.append((group, one_place and enough))
+    return placed
+
+
+AT_ONE_PLACE = 3  # errors or warnings of one place and one fix said in one entry
 
 
 def place_entry(findings: Sequence[Finding], links: Links | None = None,
