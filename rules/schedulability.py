@@ -690,7 +690,13 @@ def _quotas(model: Model) -> Iterator[Violation]:
             yield from _unspecified(model, quota, pods, mutator)
         yield from _exceeded(model, quota, [p for p in pods if p.kind not in _TRANSIENT
                                             and p.kind != "DaemonSet"
-                                            and p.controller is None], scaled)
+                                            and p.controller in _COUNTED], scaled)
+
+
+# the controllers whose pods a quota sums as written: the built-in ones', and an Argo
+# Rollout's, whose ReplicaSets run its template's pods (new-user trial seventy-six D5: a
+# web Rollout's pods left out of "room for 32 pods beside the other workloads")
+_COUNTED = (None, "Argo Rollouts")
 
 
 def _mutator(model: Model) -> str | None:
@@ -883,7 +889,8 @@ def _no_scale_room(quota: KObject, key: str, value: Any, allowed: Fraction, tota
             continue
         message = (
             f"HorizontalPodAutoscaler {hpa.namespace}/{hpa.name} scales {pod.kind} {pod.name} "
-            f"up to {most} pods ({_amount(key, one)} {key} each), but ResourceQuota "
+            f"up to {most} pods{'' if key == 'pods' else f' ({_amount(key, one)} {key} each)'}"
+            ", but ResourceQuota "
             f"{quota.namespace}/{quota.name} allows {key} {value} in namespace "
             f"{quota.namespace}, room for {plural(fits, 'pod')} of it beside the other "
             f"workloads: past {fits}, the API server refuses its new pods (\"exceeded "

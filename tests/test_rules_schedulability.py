@@ -1026,6 +1026,14 @@ def test_a_quota_its_namespace_s_workloads_exceed_refuses_the_pods_past_it(
     # room for the autoscaler's every replica: nothing said
     assert checks(lint_text(tmp_path, scaled.replace("limits.memory: 4Gi", "limits.memory: 8Gi"),
                             only=["schedulability"])) == []
+    # an Argo Rollout's pods count beside them (new-user trial seventy-six D5: "room for 32
+    # pods beside the other workloads", a web Rollout's pods left out)
+    roomy = scaled.replace("limits.memory: 4Gi", "limits.memory: 8Gi")
+    rollout = quota_pod("web", SET, replicas=2).replace("apps/v1", "argoproj.io/v1alpha1").replace(
+        "kind: Deployment", "kind: Rollout")
+    result = lint_text(tmp_path, roomy + rollout, only=["schedulability"])
+    assert [f.message.split(", room for ")[1].split(" of it")[0] for f in result.findings
+            if f.kind == "quota-ceiling" and "limits.memory 8Gi" in f.message] == ["2 pods"]
 
 
 def test_what_may_set_resources_at_admission_makes_a_missing_one_a_warning(
