@@ -1907,6 +1907,68 @@ spec:
                           "let these pods reach DNS), or add an egress rule to kube-dns"), fix
 
 
+def test_a_removal_among_alike_documents_is_placed_where_git_s_hunk_shows_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial seventy-six D7: one of three alike allow-dns policies removed; difflib
+    cut the removal apart from git's hunk (the staging policy's `spec:`, line 6), so the
+    denials and the deletion had no inline comment. Placed by git's own diff, what the
+    forge shows: at the line beside its hunk."""
+    policy = """apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: allow-dns
+  namespace: NS
+spec:
+  podSelector: {}
+  policyTypes:
+    - Egress
+  egress:
+    - to:
+        - namespaceSelector:
+            matchLabels:
+              kubernetes.io/metadata.name: kube-system
+          podSelector:
+            matchLabels:
+              k8s-app: kube-dns
+      ports:
+        - protocol: UDP
+          port: 53
+"""
+    deny = """apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: web, namespace: prod}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  policyTypes: [Egress]
+  egress:
+  - to: [{podSelector: {matchLabels: {app: api}}}]
+    ports: [{protocol: TCP, port: 8080}]
+"""
+    web = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: prod}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: web:1
+        env: [{name: API, value: "http://api.prod.svc.cluster.local:8080"}]
+"""
+    three = [policy.replace("NS", ns) for ns in ("staging", "prod", "dev")]
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"web.yaml": web, "deny.yaml": deny, "dns.yaml": "---\n".join(three)})
+    head = repo.commit({"dns.yaml": "---\n".join([three[0], three[2]])})
+    hunk = repo.git("diff", "-U0", base, head, "--", "dns.yaml").split("\n@@ ", 1)[1]
+    after = int(hunk.split("+", 1)[1].split(",", 1)[0])  # (the head's line before it)
+    code, out, err = review_out(repo, base, head, "markdown", capsys)
+    inline = err.split("inline comment(s)", 1)[1]
+    assert f"\ndns.yaml:{after + 1}\n" in inline and "no egress rule allows DNS" in inline
+    assert "Not shown inline" not in out
+
+
 def test_denials_a_clusterwide_dns_policy_s_narrowing_causes_sit_at_the_change(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """New-user trial seventy-five D3: a CiliumClusterwideNetworkPolicy letting DNS out for

@@ -11,6 +11,8 @@ the model: a review imports it, a lint never does.
 from __future__ import annotations
 
 import difflib
+import re
+import subprocess
 from collections.abc import Sequence
 
 from reviewbot.model.kustomize import path_entries
@@ -18,6 +20,7 @@ from reviewbot.model.objects import Model
 from reviewbot.model.resource import join
 
 Place = tuple[str, int, int]  # (file, line, column)
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
 
 
 class Anchors:
@@ -76,7 +79,8 @@ class Anchors:
         if found is None:
             old = self.base.files[file].text.splitlines()
             new = self.head.files[file].text.splitlines()
-            found = self._lines[file] = (difflib.SequenceMatcher(
+            hunks = self._git_opcodes(file, len(old), len(new))
+            found = self._lines[file] = (hunks if hunks is not None else difflib.SequenceMatcher(
                 None, old, new, autojunk=False).get_opcodes(), len(new))
         ops, at = found  # (past every block: the last line)
         for tag, i1, i2, j1, _ in ops:
@@ -84,6 +88,46 @@ class Anchors:
                 at = j1 + (line - 1 - i1) + 1 if tag == "equal" else j1 + 1
                 break
         return self.head_place(file, at)
+
+    def _git_opcodes(self, file: str, old: int, new: int
+                     ) -> list[tuple[str, int, int, int, int]] | None:
+        """The hunks git's own diff makes of ``file``'s two blobs, as difflib's opcodes
+        (what a forge shows and takes comments on: of alike documents, difflib and git may
+        cut a removal apart; new-user trial seventy-six D7 had difflib's "line 6", off the
+        pull request's hunk at 23, and no inline comment); None outside git."""
+        base, head = self.base.tree, self.head.tree
+        if base is None or head is None:
+            return None
+        blobs = [next((r for r in tree.files if r.path == file), None) for tree in (base, head)]
+        if blobs[0] is None or blobs[1] is None or blobs[0].blob == blobs[1].blob:
+            return None
+        try:
+            done = subprocess.run(
+                ["git", "-C", str(head.root), "diff", "--no-color", "--no-ext-diff",
+                 "--no-textconv", "-U0", blobs[0].blob, blobs[1].blob],
+                capture_output=True, check=False, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if done.returncode != 0:
+            return None
+        ops: list[tuple[str, int, int, int, int]] = []
+        i = j = 0  # (0-based: the next line of each side not yet in an opcode)
+        for a, b, c, d in _HUNK.findall(done.stdout.decode("utf-8", "replace")):
+            removed, added = int(b or 1), int(d or 1)
+            i1 = int(a) - (1 if removed else 0)  # (a count of 0 names the line before)
+            j1 = int(c) - (1 if added else 0)
+            if i1 - i < 0 or j1 - j != i1 - i:
+                return None  # (not a diff of these two texts)
+            if i1 > i:
+                ops.append(("equal", i, i1, j, j1))
+            tag = "replace" if removed and added else "delete" if removed else "insert"
+            ops.append((tag, i1, i1 + removed, j1, j1 + added))
+            i, j = i1 + removed, j1 + added
+        if old - i != new - j or old < i:
+            return None
+        if i < old:
+            ops.append(("equal", i, old, j, new))
+        return ops
 
     def head_place(self, file: str, line: int) -> Place:
         """``line`` of the head's ``file`` (its last when shorter), at its first character
