@@ -611,3 +611,15 @@ def test_text_names_the_other_places_of_a_finding_s_cause(
     out = capsys.readouterr().out
     assert code == 1
     assert "            also at: job.yaml:14 (Job/ops/snap)\n" in out, out
+    # one place of two builds' objects is named once, with both (new-user trial seventy-six
+    # W3 read `rollout.yaml:29` twice)
+    from dataclasses import replace as copy
+
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.text import _also
+
+    at = Finding("netpol-pairing", "error", "web/rollout.yaml", 29, 1, "Rollout/staging/web",
+                 "m", "f")
+    found = Finding("netpol-pairing", "error", "web/np.yaml", 28, 7, "NetworkPolicy/staging/web",
+                    "m", "f", others=(at, copy(at, object="Rollout/prod/web"), at))
+    assert _also(found) == "web/rollout.yaml:29 (Rollout/staging/web, Rollout/prod/web)"

@@ -307,9 +307,15 @@ def schema_summary(schema: dict[str, Any]) -> str:
 def _also(f: Finding, limit: int = 5) -> str:
     """The other places of ``f``'s cause, each once and not its own: "b.yaml:3
     (NetworkPolicy database/redis), ..." (the PR comment's "Same cause at")."""
-    places = list(dict.fromkeys((o.file, o.line, o.object) for o in f.others
-                                if (o.file, o.line) != (f.file, f.line) and o.file))
-    named = [f"{file}:{line}" + (f" ({obj})" if obj else "") for file, line, obj in
-             places[:limit]]
+    objects: dict[tuple[str, int], list[str]] = {}  # a place -> its objects, each once
+    for o in f.others:  # (one place of two builds' objects: new-user trial seventy-six W3
+        # read `rollout.yaml:29` twice)
+        if (o.file, o.line) != (f.file, f.line) and o.file:
+            at = objects.setdefault((o.file, o.line), [])
+            if o.object and o.object not in at:
+                at.append(o.object)
+    places = list(objects.items())
+    named = [f"{file}:{line}" + (f" ({', '.join(objs)})" if objs else "")
+             for (file, line), objs in places[:limit]]
     return ", ".join(named) + (f" and {len(places) - limit} more" if len(places) > limit
                                else "")
