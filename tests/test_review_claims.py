@@ -1898,7 +1898,10 @@ spec:
     code, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "netpol-pairing")
     assert code == 1
     inline = err.split("inline comment(s)", 1)[1]
-    assert "\nnp.yaml:1\n" in inline and "Not shown inline" not in out
+    # (beside the removal's hunk as git cuts it, what the forge shows)
+    hunk = repo.git("diff", "-U0", base, head, "--", "np.yaml").split("\n@@ ", 1)[1]
+    after = int(hunk.split("+", 1)[1].split(",", 1)[0])
+    assert f"\nnp.yaml:{after + 1}\n" in inline and "Not shown inline" not in out
     assert "no egress rule allows DNS" in inline
     # its fix restores what the change removed first (new-user trial seventy-one W2: "Add
     # an egress rule to kube-dns", beside the deletion's "nothing to do if intended")
