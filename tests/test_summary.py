@@ -316,9 +316,14 @@ def test_one_base_line_of_a_name_prefixed_overlay_joins_the_entry_of_the_others(
     assert out.count("egress is isolated") == 1
     assert "2 more at this line with this fix in its own namespace, alike: " \
         "shop-prod/db-backup, shop-staging/stg-db-backup" in out
-    # a name no prefix or suffix makes of the first's is another object: its own entry
+    # a name no prefix or suffix makes of the first's is another object: its own entry; so
+    # is a suffixed name of the same namespace (new-user trial seventy-six W5: `qdrant` and
+    # `qdrant-headless`, two Services, said "in 2 builds")
     other = dns("shop-qa", object="NetworkPolicy/shop-qa/apiserver")
     text = render_markdown(Report(findings=(*found, other), review=ReviewSummary(new=4)))
+    assert text.count("- **`netpol-pairing[dns-denied]`**") == 2
+    headless = dns("shop-dev", object="NetworkPolicy/shop-dev/api-headless")
+    text = render_markdown(Report(findings=(found[0], headless), review=ReviewSummary(new=2)))
     assert text.count("- **`netpol-pairing[dns-denied]`**") == 2
 
 

@@ -231,6 +231,11 @@ def renamed(a: Finding, b: Finding) -> tuple[str, str] | None:
     if len(ka) != len(kb) or len(ka) < 2 or ka[0] != kb[0]:
         return None
     na, nb = ka[-1], kb[-1]
+    if na == nb:
+        return "", ""
+    if ka[1:-1] == kb[1:-1] and a.clusters == b.clusters:
+        return None  # (one namespace and cluster: two objects, `qdrant` and `qdrant-headless`,
+        # not one build's copy of the other; new-user trial seventy-six W5)
     short, long = (na, nb) if len(na) <= len(nb) else (nb, na)
     if not short:
         return None
