@@ -206,6 +206,11 @@ A last check asks that every selector select something.
   declare after it, the container left alone, is this warning at the `targetPort`
   ("Service cache/redis: port 6380 now sends to TCP 6380, which no container it selects
   declares (they declare 6379); before this change it sent to 6379").
+- `port-unserved` (error, on the `targetPort`): the named `targetPort` of `no-endpoints`
+  where a workload of the tree calls that Service port (its env, args or a ConfigMap it
+  reads name the address): those connections reach no pod ("...; web/chat calls it
+  (postgres.database.svc.cluster.local:5432): those connections reach no pod"), the
+  caller's place the finding's other place. Without a caller it stays `no-endpoints`.
 - `endpoints-lost` (error, in a review, on the selector's label): a Service whose selector
   matched pods of its namespace before the change and matches none after it (its selector
   changed, or the pods' labels did), where the namespace still holds the repository's
@@ -547,6 +552,7 @@ SEVERITIES = {
     "no-endpoints": "warning", "no-such-port": "warning", "no-backend": "warning",
     "backend-port": "error", "backend-denied": "error", "backend-removed": "error",
     "endpoints-lost": "error", "budget-selects-nothing": "warning", "dependency-port": "error",
+    "port-unserved": "error",
     "route-conflict": "error", "selects-copies": "warning", "route-unattached": "error",
 }
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
@@ -3876,6 +3882,7 @@ def _ports_unserved(model: Model) -> Iterator[Violation]:
     whose build works (no chart's, no operator's that adds labels)."""
     found: dict[tuple[str, int, int], list[Violation]] = {}  # (a Service's file, port) -> ...
     cluster_of: dict[int, str | None] = {}  # id of a violation -> the cluster its view is
+    cluster_calls: dict[str | None, dict[tuple[str, str, int], tuple[str, Declaration]]] = {}
     for cluster, view in views(model):
         services = [s for s in _selecting_services(view)
                     if any(isinstance(p.target_port, str) for p in s.ports)]
@@ -3909,14 +3916,27 @@ def _ports_unserved(model: Model) -> Iterator[Violation]:
                 fix = (f"Target a port the pods name ({_port_named(wanted, names)}), or name a "
                        f"container port {wanted}." if names else
                        f"Name a container port {wanted} in the pods the Service selects.")
+                # a caller of the tree that names this port: its connections fail, an
+                # error (new-user trials seventy-five D4 and seventy-six D6: a warning, and
+                # a lint gate passed the outage a review called one)
+                call = _called(view, cluster_calls, cluster).get(
+                    (service.namespace, service.name, sp.port))
+                kind = "no-endpoints"
+                if call is not None:
+                    kind = "port-unserved"
+                    message += (f"; {call[0]} calls it ({call[1].endpoint.text}:{sp.port}): "
+                                "those connections reach no pod")
                 # the pods' container ports are the same cause's other place: where a review
                 # comments when the change renamed the port (new-user trial thirty-eight)
                 others = tuple(Violation(p.obj, (*c.path, "ports"), message, fix=fix,
-                                         kind="no-endpoints")
+                                         kind=kind)
                                for p in pods[:1] for c in p.containers
                                if c.role == "container" and c.body.get("ports"))
+                if call is not None:
+                    others += (Violation(call[1].obj, call[1].path, message, fix=fix,
+                                         kind=kind),)
                 made = Violation(service.obj, ("spec", "ports", i, "targetPort"), message,
-                                 kind="no-endpoints", fix=fix, others=others[:1])
+                                 kind=kind, fix=fix, others=others[:2])
                 cluster_of[id(made)] = cluster
                 found.setdefault(key, []).append(made)
     for alike in found.values():  # (a Service several builds make: once, naming each; one
@@ -3931,6 +3951,22 @@ def _ports_unserved(model: Model) -> Iterator[Violation]:
         more += [f"its copy in {cluster_phrase(str(cluster_of[id(v)]))}" for v in same]
         yield replace(alike[0], message=f"{alike[0].message} (so does "
                       f"{', '.join(more)}, built from the same lines)") if more else alike[0]
+
+
+def _called(view: Model,
+            memo: dict[str | None, dict[tuple[str, str, int], tuple[str, Declaration]]],
+            cluster: str | None) -> dict[tuple[str, str, int], tuple[str, Declaration]]:
+    """(namespace, Service, port) -> the first workload of ``view`` that calls it, by name,
+    and where it names the address (:func:`_read`'s declarations); once per cluster."""
+    found = memo.get(cluster)
+    if found is None:
+        found = memo[cluster] = {}
+        for pod in view.pods:
+            for decl in _read(view, pod)[1]:
+                e = decl.endpoint
+                found.setdefault((e.namespace, e.service, e.port),
+                                 (f"{pod.namespace}/{pod.name}", decl))
+    return found
 
 
 def _port_named(wanted: str, names: Sequence[str]) -> str:

@@ -99,6 +99,35 @@ spec:
          "Target a port the pods name (web), or name a container port http.")]
 
 
+def test_a_named_target_port_no_pod_declares_that_a_workload_calls_is_an_error(
+        tmp_path: Path) -> None:
+    """New-user trials seventy-five D4 and seventy-six D6: the Service's `targetPort:
+    postgres` beside pods naming their port `postgresql`, and web calls postgres:5432: a
+    warning in lint (exit 0), an error in a review. Its callers' connections reach no pod:
+    `port-unserved`, an error at the targetPort, the caller's place beside it; with no
+    caller it stays `no-endpoints`."""
+    pods = deployment("db", "data", "{app: db}",
+                      ports="ports: [{name: postgresql, containerPort: 5432}]")
+    service = """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: data}
+spec:
+  selector: {app: db}
+  ports: [{port: 5432, targetPort: postgres}]
+"""
+    web = deployment("web", "web", "{app: web}").replace(
+        "        image: x", "        image: x\n        env: [{name: DB, value: 'db.data:5432'}]")
+    result = lint_text(tmp_path / "called", pods + service + web, only=["netpol-pairing"])
+    assert [(f.kind, f.severity) for f in result.findings] == [("port-unserved", "error")]
+    assert result.findings[0].message.endswith(
+        "; web/web calls it (db.data:5432): those connections reach no pod")
+    assert "Deployment/web/web" in [o.object for o in result.findings[0].others]
+    result = lint_text(tmp_path / "alone", pods + service, only=["netpol-pairing"])
+    assert [(f.kind, f.severity) for f in result.findings] == [("no-endpoints", "warning")]
+
+
 def test_a_rollout_s_pods_carry_its_template_s_labels_and_the_hash_alone(tmp_path: Path) -> None:
     """New-user trial seventy-six D1: a canary Service whose selector misspells the Rollout's
     `app.kubernetes.io/name` was a note, "labels its operator adds that reviewbot does not

@@ -275,7 +275,7 @@ def _said_once(marked: list[Finding], changes: Sequence[Finding]) -> list[Findin
 # namespace apps does not have (did you mean ...?)" beside "which this change removes")
 TOLD_BY: dict[tuple[str, str], tuple[str, ...]] = {
     ("netpol-pairing", "backend-removed"): ("no-backend",),
-    ("netpol-pairing", "endpoints-lost"): ("no-endpoints",),
+    ("netpol-pairing", "endpoints-lost"): ("no-endpoints", "port-unserved"),
     ("schedulability", "scale-target-lost"): ("scale-target",),
     # (new-user trial forty-five: "this change removes it", an error, beside the head's "its
     # cluster has no Service db/postgres ... Not certain", a warning, of the same call)
