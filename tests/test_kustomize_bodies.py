@@ -437,6 +437,33 @@ def test_a_patch_naming_a_namespace_reaches_a_cluster_scoped_object(tmp_path: Pa
     assert "namespace" not in built["PersistentVolume/jenkins"]["metadata"]
 
 
+def test_a_patch_naming_a_namespace_reaches_a_kind_kustomize_takes_for_namespaced(
+        tmp_path: Path) -> None:
+    """Judge round DN's ricsanfre/pi-cluster: a CiliumLoadBalancerIPPool (cluster-scoped in a
+    cluster, unknown to kustomize, which keeps its `namespace: kube-system`) patched by an
+    overlay that writes the same namespace: kustomize matches them (`kubectl kustomize`
+    builds it); reviewbot, once Cilium's kinds were cluster-scoped, said "no matches"."""
+    built = build(tmp_path, {
+        "kustomization.yaml": "resources: [pool.yaml]\npatches:\n- path: lb.yaml\n",
+        "pool.yaml": """
+            apiVersion: cilium.io/v2alpha1
+            kind: CiliumLoadBalancerIPPool
+            metadata: {name: first-pool, namespace: kube-system}
+            spec:
+              blocks: [{start: 10.0.0.1, stop: 10.0.0.9}]
+        """,
+        "lb.yaml": """
+            apiVersion: cilium.io/v2alpha1
+            kind: CiliumLoadBalancerIPPool
+            metadata: {name: first-pool, namespace: kube-system}
+            spec:
+              blocks: [{start: 172.30.200.1, stop: 172.30.200.254}]
+        """,
+    })
+    (pool,) = built.values()
+    assert pool["spec"]["blocks"] == [{"start": "172.30.200.1", "stop": "172.30.200.254"}]
+
+
 def test_images_entries_run_in_order_each_on_what_the_ones_before_made(tmp_path: Path) -> None:
     """Judge round BU (madfam-io/enclii): an `images` entry renaming `switchyard-api` and a
     second entry, keyed by the new name, setting its digest: kustomize runs one transformer

@@ -143,8 +143,12 @@ def smp_targets(r: Resource, patch: Patch) -> bool:
     ns = meta.get("namespace")
     if cluster_scoped(str(body.get("apiVersion") or ""), r.kind):
         ns = None  # kyaml's ResId.EffectiveNamespace: one non-namespace for both sides
+    # (the object's namespace as kustomize keeps it: a kind its own list does not know is
+    # namespaced to it, a CiliumLoadBalancerIPPool in kube-system too; judge round DN's
+    # ricsanfre/pi-cluster, once Cilium's clusterwide kinds were cluster-scoped here)
+    has = str(dict_of(r.body.get("metadata")).get("namespace") or "")
     if meta.get("name") == r.name and (
-            not ns or ns == r.namespace or (ns == "default" and not r.namespace)):
+            not ns or ns == has or (ns == "default" and not has)):
         return True
     # kustomize finds a patch's target by any id it had: a base renamed it (prefix, suffix,
     # namespace), an overlay's patch names it as the base wrote it
