@@ -3612,6 +3612,31 @@ def test_without_roots_a_folder_of_examples_beside_what_it_shows_is_not_certain(
         "no cluster root applies.")
 
 
+def test_without_roots_a_component_only_examples_include_is_not_certain(
+        tmp_path: Path) -> None:
+    """Judge round DL's sourcegraph/deploy-sourcegraph-k8s: components/executors/k8s, a
+    Component only examples/executors includes, is applied with that example or not at all
+    (a Component is never applied by itself): its objects' findings are warnings that say
+    so, as the example's own are. A base an example includes may be applied by hand: judged
+    as written (judge round CW)."""
+    write(tmp_path, {
+        "components/executors/kustomization.yaml": (
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+            "resources: [executor.yaml]\n"),
+        "components/executors/executor.yaml": FLOATING % "executor",
+        "base/app/kustomization.yaml": "resources: [web.yaml]\n",
+        "base/app/web.yaml": FLOATING % "web",
+        "examples/executors/kustomization.yaml": (
+            "resources: [../../base/app]\ncomponents: [../../components/executors]\n"),
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert sorted((f.file, f.severity) for f in result.findings) == [
+        ("base/app/web.yaml", "error"), ("components/executors/executor.yaml", "warning")]
+    assert next(f.message for f in result.findings if "executor" in f.file).endswith(
+        "only examples/executors builds it, in examples/, a folder of examples beside what "
+        "it shows, of a repository no cluster root applies.")
+
+
 def test_without_roots_a_folder_of_tests_inputs_beside_what_they_test_is_not_certain(
         tmp_path: Path) -> None:
     # VtG242/KMONS (judge round CP): a vendored kube-state-metrics keeps its end-to-end

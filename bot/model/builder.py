@@ -1091,11 +1091,14 @@ def _experiment_doubts(model: Model, graph: Graph) -> None:
     # one they only include: a base's own overlay may be applied by hand as well
     # (redhat-cop/gitops-catalog's grafana `aggregate` overlay, which the examples build on
     # and its README applies: round CW's true error, briefly lost)
+    components = {d for d, k in graph.by_dir.items() if k.is_component}
     for obj in model.objects:
-        if id(obj) in model.doubts or obj.file not in model.kustomized or not any(
+        if id(obj) in model.doubts or obj.file not in model.kustomized or not (any(
                 trial(doc.file.path) or example(doc.file.path)
-                for doc, _ in obj.origins.values()):
-            continue
+                for doc, _ in obj.origins.values()) or _in_folders(obj.file, components)):
+            continue  # (a Component's object only such folders build is theirs alone too:
+            # it is never applied by itself; judge round DL's sourcegraph executors, which
+            # only examples/executors includes)
         found = makers(model, obj)
         if not found or any(m.applier is not None or not m.folder for m in found):
             continue
@@ -1105,6 +1108,19 @@ def _experiment_doubts(model: Model, graph: Graph) -> None:
             reason = str(whys[0]).partition(": it is in ")[2]
             model.doubts[id(obj)] = (f"whether anything applies it: only {built_by} "
                                      f"build{'s' if len(found) == 1 else ''} it, in {reason}")
+
+
+def _in_folders(path: str, folders: Collection[str]) -> bool:
+    """Whether ``path`` lies in one of ``folders`` (or below)."""
+    if not folders:
+        return False
+    folder = posixpath.dirname(path)
+    while True:
+        if folder in folders:
+            return True
+        if not folder:
+            return False
+        folder = posixpath.dirname(folder)
 
 
 def _chart_applier_doubts(model: Model, graph: Graph, within: str) -> None:
