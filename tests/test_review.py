@@ -443,6 +443,14 @@ def test_dry_run_prints_the_review_it_would_post(
     assert code == 1 and fake.calls == []
     assert "the review that would be posted" in err
     assert "<!-- reviewbot:summary -->" in err and "Deployment/shop/new" in err
+    # with --format markdown the summary goes to stdout: stderr holds the inline comments
+    # under their own heading, not the review's above an empty section (new-user trial
+    # seventy-six W7)
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--rule", "image-digest",
+                              "--dry-run", "--format", "markdown"], capsys)
+    assert out.startswith("<!-- reviewbot:summary -->")
+    assert "the review that would be posted" not in err
+    assert "inline comment(s) in one review ---" in err
 
 
 # ---------------------------------------------------------------- golden summaries

@@ -68,7 +68,7 @@ def publish(how: Publishing, report: Report, findings: Sequence[Finding],
                     except ReviewbotError:
                         diff = None  # e.g. a shallow clone: everything folds, as on a forge
                 _show(preview(payload, diff, with_summary=not how.summary_shown),
-                      how.to_stdout)
+                      how.to_stdout, titled=not how.summary_shown)
             else:
                 print("reviewbot: not running in CI (no platform detected): nothing posted; "
                       "--dry-run shows the review", file=sys.stderr)
@@ -87,11 +87,15 @@ def publish(how: Publishing, report: Report, findings: Sequence[Finding],
     return True
 
 
-def _show(text: str, to_stdout: bool) -> None:
+def _show(text: str, to_stdout: bool, titled: bool = True) -> None:
+    """The preview, headed as the review that would be posted where it holds the summary;
+    the inline comments alone (the summary went to stdout) under their own heading (new-user
+    trial seventy-six W7 read the review's heading above an empty section)."""
     if not text.strip():  # the summary went to stdout and nothing goes inline: no heading
         return
     stream = sys.stdout if to_stdout else sys.stderr
-    stream.write("--- the review that would be posted ---\n" + text.rstrip() + "\n")
+    heading = "--- the review that would be posted ---\n" if titled else ""
+    stream.write(heading + (text.rstrip() if titled else text.strip()) + "\n")
     stream.flush()
 
 
