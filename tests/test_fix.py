@@ -374,6 +374,24 @@ def test_gpu_requests_and_limits_made_equal_when_one_side_is_sure(
         assert "gpu-parallelism" not in {f.rule for f in lint_dir(tmp_path).findings}
 
 
+def test_the_fix_summary_says_what_stays(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial seventy-six W10: `--fix --diff` said "would fix 0 findings" of a tree
+    whose 2 errors have no mechanical fix, and nothing more."""
+    (tmp_path / "web.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\nspec:\n"
+        "  containers:\n  - {name: web, image: 'web:latest'}\n")
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        main(["lint", "--fix", "--diff", "--rule", "image-digest", "."])
+    finally:
+        os.chdir(cwd)
+    err = capsys.readouterr().err
+    assert ("reviewbot: would fix 0 findings; 1 error or warning stays: no mechanical fix, "
+            "or one that a lint of the fixed tree did not pass") in err, err
+
+
 def test_an_alias_bomb_is_not_expanded() -> None:
     lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     lines += [f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, "

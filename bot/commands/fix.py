@@ -131,4 +131,13 @@ def _summary(outcome: FixOutcome, written: bool) -> None:
     if outcome.unsafe_skipped:
         k = len(outcome.unsafe_skipped)
         text += f"; {k} more with --unsafe-fixes"
+    # what stays, and why (new-user trial seventy-six W10 read "would fix 0 findings" of a
+    # tree with 2 errors, and nothing more)
+    left = [f for f in (outcome.result.findings if outcome.result is not None else ())
+            if f.severity in ("error", "warning")]
+    rest = len(left) - len(outcome.unsafe_skipped)
+    if rest > 0:
+        text += (f"; {rest} error{'s' if rest != 1 else ''} or warning"
+                 f"{'s stay' if rest != 1 else ' stays'}: no mechanical fix, or one that a "
+                 "lint of the fixed tree did not pass (the fix is said in `reviewbot lint`)")
     print(text, file=sys.stderr)
