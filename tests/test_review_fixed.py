@@ -137,6 +137,22 @@ def _two_clusters(repo: GitRepo) -> str:
     return repo.commit(files)
 
 
+def test_a_finding_one_cluster_no_longer_applies_and_another_still_finds_is_not_fixed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trials seventy-five D7 and seventy-seven D3: production's Kustomization of
+    the app stuck (or gone) while staging's still applies it; the image's finding, found in
+    both clusters before and in staging now, was "Fixed by this pull request"."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    repo = GitRepo(tmp_path / "repo")
+    base = _two_clusters(repo)
+    head = repo.commit({"clusters/prod/app.yaml": None})  # prod applies the app no more
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              head, "--platform", "none", "--format", "json"], capsys)
+    assert code in (0, 1), err
+    assert [(f["rule"], f["object"]) for f in json.loads(out)["fixed"]] == []
+
+
 def test_a_finding_an_ignore_silences_is_not_fixed_and_an_error_elsewhere_not_worse(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -447,6 +447,13 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     # accepted; a new-user trial's "Fixed by this pull request")
     gone = sorted(one_per_place(fixed(still, [*marked, *head_result.silenced], diff.renames)),
                   key=sort_key)
+    # nor one the head still finds at its object's field in a cluster that applies it still:
+    # what a build that now fails, or a cluster that no longer applies the object, took
+    # away is not fixed (new-user trials seventy-five D7 and seventy-seven D3: "Fixed by this
+    # pull request" of an image no change touched, production's Kustomization now stuck)
+    still_found = {(h.rule, h.object, h.key) for h in (*marked, *head_result.silenced)}
+    gone = [f for f in gone if (f.rule, diff.renames.get(f.object, f.object), f.key)
+            not in still_found]
     # nor one whose place the head leaves unjudged, saying why (an image now `${IMAGE}`, a
     # port no longer a number: new-user trial thirty-nine's "1 fixed" of a call still made)
     unjudged = {(q.rule, q.object, q.key) for q in head_result.quiet if q.object and q.key}
