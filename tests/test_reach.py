@@ -80,6 +80,36 @@ def bootstrap(root: Path, extra: dict[str, str]) -> Result:
     return lint_dir(root, only=["image-digest", "kustomize-integrity"])
 
 
+def test_a_tenant_git_repository_of_flux_system_s_url_is_this_repository(
+        tmp_path: Path) -> None:
+    """New-user trial seventy-seven D1: a tenant's GitRepository with flux-system's URL (in
+    another scheme) and no git remote to tell: "not followed: its spec.path is in
+    GitRepository team-ml (...), not this repository", a whole tenant unjudged."""
+    result = bootstrap(tmp_path, {
+        "apps/kustomization.yaml": "resources: [tenant.yaml]\n",
+        "apps/tenant.yaml": """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: team-ml, namespace: team-ml}
+            spec: {url: 'ssh://git@github.com/acme/fleet', ref: {branch: main}}
+            ---
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: team-ml, namespace: team-ml}
+            spec:
+              path: ./tenants/ml
+              sourceRef: {kind: GitRepository, name: team-ml}
+        """,
+        "tenants/ml/kustomization.yaml": "resources: [vllm.yaml]\n",
+        "tenants/ml/vllm.yaml": FLOATING % "vllm",
+        # (clusters configured: their paths are the roots, no sync object walked first)
+        ".reviewbot.yaml": "clusters:\n- {name: prod, paths: [clusters/prod]}\n",
+    })
+    assert ("image-digest[floating]", "error", "tenants/ml/vllm.yaml") in [
+        (r, s, f) for r, s, f, _ in found(result)]
+    assert not [s for s in result.model.skipped if "not this repository" in s.reason]
+
+
 def test_a_kustomization_applying_an_argo_cd_root_applies_all_it_builds(tmp_path: Path
                                                                         ) -> None:
     # a bootstrap applied with `kubectl apply -k .`: the root Application and apps/web,

@@ -885,6 +885,10 @@ class _Walker:
         self.oci_made: dict[str, str] = {}
         self.self_names: set[str] = {"flux-system"}
         self.self_urls: set[str] = set()
+        # (flux-system, taken for this repository, names it by its URL too: a tenant's
+        # GitRepository of the same URL is this repository, with no git remote to tell;
+        # new-user trial seventy-seven D1 skipped a whole tenant)
+        self._is_self("flux-system")
         # GitRepositories that sync the folder of their own Kustomization, as an earlier one
         # does with that folder, no git remote telling which is this repository -> that one
         self.twins: dict[str, str] = {}
