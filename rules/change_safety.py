@@ -56,7 +56,8 @@ verdicts), never in `lint`, which sees one tree.
   the apply fails ("namespaces ... not found"), and the prune of what it applied before
   waits with it (none of its objects is said deleted), unless the namespace is made outside
   the repository; a namespace that misspells one the tree has is named ("did you mean
-  default?"). So is a
+  default?"), and is `namespace-misspelt` (error): a typo of a namespace the repository
+  creates is made nowhere else. So is a
   kustomization's `namespace:` the change set (at that line, naming the namespace it likely
   misspells: `stagging` for `staging`), but where an ApplicationSet's template syncs with
   `CreateNamespace=true`. Objects written in a new namespace are not judged (it is often
@@ -409,7 +410,8 @@ SEVERITIES = {
     "stuck-rollout": "error", "kept": "warning",
     "chart-major": "info", "oci-tag": "info", "sops-recipient": "warning",
     "sops-plaintext": "warning", "sops-unreadable": "warning", "crd-storage": "error",
-    "namespace-missing": "warning", "release-moved": "warning", "claims-renamed": "error",
+    "namespace-missing": "warning", "namespace-misspelt": "error", "release-moved": "warning",
+    "claims-renamed": "error",
     "workload-lost": "error", "chart-unversioned": "warning",
     "impersonation-dropped": "warning",
 }
@@ -475,8 +477,9 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         yield from sops_verdicts(entry)
     yield from unversioned_chart_verdicts(base, head)
     namespaces = list(namespace_verdicts(diff, base, head))
-    failing = frozenset(v.obj.ref for v in namespaces if v.kind == "namespace-missing"
-                        and v.obj is not None and v.obj.kind == "Kustomization")
+    failing = frozenset(v.obj.ref for v in namespaces if v.kind in (
+        "namespace-missing", "namespace-misspelt") and v.obj is not None
+        and v.obj.kind == "Kustomization")
     if may_delete(diff, base, head):
         yield from deletion_verdicts(diff, base, head, data_kinds, failing)
         yield from dangling_references(diff, base, head, pods)

@@ -2532,6 +2532,10 @@ def test_objects_moved_to_a_namespace_nothing_creates_are_said_to_fail(
     assert [(f["line"], f["fix"]) for f in found if "(did you mean home?)" in f["message"]] == [
         (9, "Write home for hoem in spec.targetNamespace, or add a Namespace hoem to what "
             "applies these objects, or keep them in a namespace the cluster has.")]
+    # an error: a typo of a namespace the repository creates is made nowhere else (new-user
+    # trial seventy-seven D2: `team-wbe`, a warning beside errors that took the apply done)
+    assert [(f["rule"], f["severity"]) for f in found if "(did you mean home?)" in (
+        f["message"])] == [("change-safety", "error")]
 
 
 def test_a_kustomization_moving_objects_to_a_namespace_nothing_creates_is_said(
