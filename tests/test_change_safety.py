@@ -627,7 +627,7 @@ def test_a_deletion_points_at_the_change_that_took_the_object_out(
     code, found = review(repo, base, head, capsys)
     assert [(f["severity"], f["object"], f["file"], f["line"], f["column"]) for f in found] == [
         ("info", "ConfigMap/shop/one", "apps/all.yaml", 3, 18),
-        ("error", "PersistentVolumeClaim/shop/data", "apps/all.yaml", 5, 1),
+        ("error", "PersistentVolumeClaim/shop/data", "apps/all.yaml", 7, 1),  # (by git's hunk)
     ]
     messages = [f["message"] for f in found]
     assert messages[1].startswith("PersistentVolumeClaim shop/data is no longer in apps/all.yaml")

