@@ -2498,8 +2498,8 @@ def harness_inputs(model: Model) -> dict[str, HarnessInput]:
                  if h.harness in _FOLDER_HARNESSES}
     if by_folder:
         for path in model.files:
-            if (fed := by_folder.get(posixpath.dirname(path))) is not None and not (
-                    path.rpartition("/")[2] in KUSTOMIZATION_FILES):
+            if (fed := by_folder.get(posixpath.dirname(path))) is not None and (
+                    path.rpartition("/")[2] not in KUSTOMIZATION_FILES):
                 found.setdefault(path, fed)
     return found
 
