@@ -1847,6 +1847,32 @@ spec:
     assert "\ndb.yaml:21\n" in err.split("inline comment(s)", 1)[1]
 
 
+# a web Deployment of namespace NS calling api there, and the policy isolating its egress
+WEB_CALLING_API = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: NS}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: web:1
+        env: [{name: API, value: "http://api.NS.svc.cluster.local:8080"}]
+"""
+WEB_TO_API = """apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: web, namespace: NS}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  policyTypes: [Egress]
+  egress:
+  - to: [{podSelector: {matchLabels: {app: api}}}]
+    ports: [{protocol: TCP, port: 8080}]
+"""
+
+
 def test_denials_a_removed_policy_causes_sit_where_it_was(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """New-user trial sixty-nine D2: allow-dns removed from a file of policies; the DNS
@@ -1879,19 +1905,7 @@ spec:
   - to: [{namespaceSelector: {}, podSelector: {matchLabels: {k8s-app: kube-dns}}}]
     ports: [{protocol: UDP, port: 53}, {protocol: TCP, port: 53}]
 """
-    web = """apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - name: web
-        image: web:1
-        env: [{name: API, value: "http://api.shop.svc.cluster.local:8080"}]
-"""
+    web = WEB_CALLING_API.replace("NS", "shop")
     repo = GitRepo(tmp_path / "repo")
     base = repo.commit({"web.yaml": web, "np.yaml": dns.removeprefix("---\n") + "---\n" + deny})
     head = repo.commit({"np.yaml": deny})
@@ -1937,29 +1951,7 @@ spec:
         - protocol: UDP
           port: 53
 """
-    deny = """apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: web, namespace: prod}
-spec:
-  podSelector: {matchLabels: {app: web}}
-  policyTypes: [Egress]
-  egress:
-  - to: [{podSelector: {matchLabels: {app: api}}}]
-    ports: [{protocol: TCP, port: 8080}]
-"""
-    web = """apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: prod}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - name: web
-        image: web:1
-        env: [{name: API, value: "http://api.prod.svc.cluster.local:8080"}]
-"""
+    deny, web = WEB_TO_API.replace("NS", "prod"), WEB_CALLING_API.replace("NS", "prod")
     three = [policy.replace("NS", ns) for ns in ("staging", "prod", "dev")]
     repo = GitRepo(tmp_path / "repo")
     base = repo.commit({"web.yaml": web, "deny.yaml": deny, "dns.yaml": "---\n".join(three)})

@@ -34,6 +34,7 @@ from reviewbot.model.kustomize import (
     config_files,
     flux_spec,
     generator_files,
+    in_folders,
     include_entries,
     is_kustomization_file,
     is_remote,
@@ -1095,7 +1096,7 @@ def _experiment_doubts(model: Model, graph: Graph) -> None:
     for obj in model.objects:
         if id(obj) in model.doubts or obj.file not in model.kustomized or not (any(
                 trial(doc.file.path) or example(doc.file.path)
-                for doc, _ in obj.origins.values()) or _in_folders(obj.file, components)):
+                for doc, _ in obj.origins.values()) or in_folders(obj.file, components)):
             continue  # (a Component's object only such folders build is theirs alone too:
             # it is never applied by itself; judge round DL's sourcegraph executors, which
             # only examples/executors includes)
@@ -1108,19 +1109,6 @@ def _experiment_doubts(model: Model, graph: Graph) -> None:
             reason = str(whys[0]).partition(": it is in ")[2]
             model.doubts[id(obj)] = (f"whether anything applies it: only {built_by} "
                                      f"build{'s' if len(found) == 1 else ''} it, in {reason}")
-
-
-def _in_folders(path: str, folders: Collection[str]) -> bool:
-    """Whether ``path`` lies in one of ``folders`` (or below)."""
-    if not folders:
-        return False
-    folder = posixpath.dirname(path)
-    while True:
-        if folder in folders:
-            return True
-        if not folder:
-            return False
-        folder = posixpath.dirname(folder)
 
 
 def _chart_applier_doubts(model: Model, graph: Graph, within: str) -> None:

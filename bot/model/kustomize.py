@@ -515,6 +515,19 @@ def commented_entries(k: Kustomization) -> list[Commented]:
     return out
 
 
+def in_folders(path: str, folders: Collection[str]) -> bool:
+    """Whether ``path`` lies in one of ``folders`` (at any depth)."""
+    if not folders:
+        return False
+    folder = posixpath.dirname(path)
+    while True:
+        if folder in folders:
+            return True
+        if not folder:
+            return False
+        folder = posixpath.dirname(folder)
+
+
 def folders(paths: Iterable[str]) -> frozenset[str]:
     """Every folder holding one of ``paths``, at any depth (``posixpath.dirname`` of each,
     up to the top). Tree paths are normalized, so a parent is what precedes the last slash

@@ -64,6 +64,7 @@ from reviewbot.model.kustomize import (
     generator_files,
     git_chart,
     helm_chart_folders,
+    in_folders,
     is_kustomization_file,
     is_remote,
     join,
@@ -272,7 +273,7 @@ def _values_documents(
             continue
         use = uses.get(path, _Use())
         chart_name, subcharts = _chart_beside(model, posixpath.dirname(path))
-        if path not in uses and not chart_name and _in_bundle(path, fleet_helm_bundles(model)):
+        if path not in uses and not chart_name and in_folders(path, fleet_helm_bundles(model)):
             continue  # (a Fleet bundle's file its fleet.yaml does not name: not Helm's values)
         for doc in lf.documents:
             value = doc.value
@@ -534,17 +535,6 @@ def _fleet_value_files(model: Model, uses: dict[str, _Use]) -> None:
                         str(ns) if isinstance(ns, str) and ns else None,
                         str(release) if isinstance(release, str) and release else None,
                         str(chart) if isinstance(chart, str) else ""))
-
-
-def _in_bundle(path: str, bundles: Mapping[str, Any]) -> bool:
-    """Whether ``path`` lies in one of the Fleet bundle folders ``bundles``."""
-    folder = posixpath.dirname(path)
-    while True:
-        if folder in bundles:
-            return True
-        if not folder:
-            return False
-        folder = posixpath.dirname(folder)
 
 
 def _argo_value_files(model: Model, uses: dict[str, _Use]) -> None:
