@@ -95,7 +95,7 @@ def _show(text: str, to_stdout: bool, titled: bool = True) -> None:
         return
     stream = sys.stdout if to_stdout else sys.stderr
     heading = "--- the review that would be posted ---\n" if titled else ""
-    stream.write(heading + (text.rstrip() if titled else text.strip()) + "\n")
+    stream.write(heading + text.rstrip() + "\n")
     stream.flush()
 
 
