@@ -1380,7 +1380,9 @@ class _Part:
             if doubt is None:
                 doubt = _doubt(b.net, first.pods, labelled=True)
         names = _Names(b.net, {ns: n for ns, n in counts.items() if n},
-                       lambda name: name in b.name_callers and name not in removed)
+                       lambda name: name in b.name_callers and name not in removed,
+                       lambda ns: (n for n in b.name_callers
+                                   if n.startswith(ns + "/") and n not in removed))
         return _Group(b.net, first, names, {ns for ns, n in policy_ns.items() if n}, doubt)
 
 
@@ -4546,10 +4548,12 @@ class _Names:
     """The workloads of some callers, by namespace, to say of a few of them "``a/web and 41
     other workloads in a, b``" in time of the few (:meth:`text`)."""
 
-    def __init__(self, net: Network, counts: dict[str, int], has: Callable[[str], bool]) -> None:
+    def __init__(self, net: Network, counts: dict[str, int], has: Callable[[str], bool],
+                 names: Callable[[str], Iterable[str]] | None = None) -> None:
         """``counts``: how many workloads each namespace holds; ``has``: whether one
-        (``namespace/name``) is among them."""
-        self.net, self.counts, self.has = net, counts, has
+        (``namespace/name``) is among them; ``names``: them, of one namespace (asked only
+        where :meth:`text` names them)."""
+        self.net, self.counts, self.has, self.names = net, counts, has, names
 
     @classmethod
     def of(cls, net: Network, every: Iterable[int],
@@ -4562,7 +4566,8 @@ class _Names:
             by_ns.setdefault(pod.namespace, set()).add(
                 names[s] if names is not None else f"{pod.namespace}/{pod.name}")
         known = {name for found in by_ns.values() for name in found}
-        return cls(net, {ns: len(found) for ns, found in by_ns.items()}, known.__contains__)
+        return cls(net, {ns: len(found) for ns, found in by_ns.items()}, known.__contains__,
+                   lambda ns: by_ns.get(ns, ()))
 
     def text(self, named: Sequence[int]) -> tuple[str, int]:
         pods = self.net.pods
@@ -4573,9 +4578,20 @@ class _Names:
                 left[ns] -= 1
         count = sum(left.values())
         text = _workload_names(self.net, named)
-        if count:
+        spaces = sorted(ns for ns, n in left.items() if n)
+        others: list[str] = []
+        if count and count <= 2 and self.names is not None and not (
+                set(spaces) <= {ns for ns, _ in shown}):
+            # (the others of other namespaces than those named, by name: new-user trial
+            # seventy-six W2 read "shop-staging/web and 1 other workload in shop-prod" as
+            # a web of shop-prod)
+            named_ones = {name for _, name in shown}
+            others = sorted(n for ns in spaces for n in self.names(ns) if n not in named_ones)
+        if others and len(others) == count:
+            text += " and " + " and ".join(others)
+        elif count:
             text += (f" and {count} other workload{'s' if count != 1 else ''} in "
-                     f"{', '.join(sorted(ns for ns, n in left.items() if n))}")
+                     f"{', '.join(spaces)}")
         return text, count
 
 

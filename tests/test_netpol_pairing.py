@@ -2785,3 +2785,71 @@ def test_an_egress_fix_widens_only_a_rule_of_the_caller_s_namespace_and_names_it
         "Widen the ingress rule spec.ingress[0] of data/postgres to admit shop/catalog-sync on "
         "5432: its from[0].podSelector app=storefront selects no pod of shop/catalog-sync "
         "(whose pods carry app=catalog-sync).")
+
+
+TWO_WEBS = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen, namespace: llm}
+spec:
+  selector: {matchLabels: {app: qwen}}
+  template:
+    metadata: {labels: {app: qwen}}
+    spec: {containers: [{name: q, image: q:1, ports: [{containerPort: 8080}]}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: deny, namespace: llm}
+spec:
+  podSelector: {}
+  policyTypes: [Ingress]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop-staging}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: w, image: w:1}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: web, namespace: shop-staging}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: llm}}
+      podSelector: {matchLabels: {app: qwen}}
+    ports: [{protocol: TCP, port: 8080}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop-prod}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: w, image: w:1}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: web, namespace: shop-prod}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: llm}}
+      podSelector: {matchLabels: {app: qwen}}
+    ports: [{protocol: TCP, port: 8080}]
+"""
+
+
+def test_callers_of_other_namespaces_than_the_one_named_are_named_too(tmp_path: Path) -> None:
+    """New-user trial seventy-six W2: "shop-staging/web and 1 other workload in shop-prod"
+    read as a web of shop-prod; one or two callers of another namespace are named."""
+    found = run(tmp_path, TWO_WEBS)
+    assert [f.message.split(":")[0] for f in found.findings
+            if f.kind == "egress-unmatched"] == ["shop-staging/web and shop-prod/web"]

@@ -2,7 +2,7 @@
 
 - "It fixes 1 finding of the base branch" only when the cause is gone. A new caller that joins
   a destination nobody admits absorbs the base's finding for the old caller into one finding
-  ("chat/open-webui and 1 other workload in poimen call ..."): the old caller's problem is
+  ("chat/open-webui and poimen/poimen-memory call ..."): the old caller's problem is
   still there, so nothing was fixed. Lowering a request until the node fits is a fix.
 - Blame the change: a PR that adds a fifth 1-GPU pod to a full node gets the overcommit
   finding on the pod it added (an inline comment on its own file), the other pods named and
@@ -48,7 +48,8 @@ def test_a_finding_absorbed_by_a_new_caller_is_not_fixed(
     data = review_json(repo, base, head, "netpol-pairing", capsys)
     (new,) = [f for f in data["findings"] if f["new"]]
     assert new["object"] == "Deployment/chat/open-webui"
-    assert "1 other workload in poimen" in new["message"]  # the old caller is still failing
+    # the old caller is still failing, named (of another namespace than the new one's)
+    assert "chat/open-webui and poimen/poimen-memory call" in new["message"]
     assert [f for f in data["fixed"] if f["object"] == "Deployment/poimen/poimen-memory"] == []
 
 
