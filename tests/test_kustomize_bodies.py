@@ -443,22 +443,17 @@ def test_a_patch_naming_a_namespace_reaches_a_kind_kustomize_takes_for_namespace
     cluster, unknown to kustomize, which keeps its `namespace: kube-system`) patched by an
     overlay that writes the same namespace: kustomize matches them (`kubectl kustomize`
     builds it); reviewbot, once Cilium's kinds were cluster-scoped, said "no matches"."""
+    pool = """
+        apiVersion: cilium.io/v2alpha1
+        kind: CiliumLoadBalancerIPPool
+        metadata: {name: first-pool, namespace: kube-system}
+        spec:
+          blocks: [{start: 10.0.0.1, stop: 10.0.0.9}]
+    """
     built = build(tmp_path, {
         "kustomization.yaml": "resources: [pool.yaml]\npatches:\n- path: lb.yaml\n",
-        "pool.yaml": """
-            apiVersion: cilium.io/v2alpha1
-            kind: CiliumLoadBalancerIPPool
-            metadata: {name: first-pool, namespace: kube-system}
-            spec:
-              blocks: [{start: 10.0.0.1, stop: 10.0.0.9}]
-        """,
-        "lb.yaml": """
-            apiVersion: cilium.io/v2alpha1
-            kind: CiliumLoadBalancerIPPool
-            metadata: {name: first-pool, namespace: kube-system}
-            spec:
-              blocks: [{start: 172.30.200.1, stop: 172.30.200.254}]
-        """,
+        "pool.yaml": pool,
+        "lb.yaml": pool.replace("10.0.0.1, stop: 10.0.0.9", "172.30.200.1, stop: 172.30.200.254"),
     })
     (pool,) = built.values()
     assert pool["spec"]["blocks"] == [{"start": "172.30.200.1", "stop": "172.30.200.254"}]

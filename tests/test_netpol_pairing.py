@@ -2787,7 +2787,7 @@ def test_an_egress_fix_widens_only_a_rule_of_the_caller_s_namespace_and_names_it
         "(whose pods carry app=catalog-sync).")
 
 
-TWO_WEBS = """apiVersion: apps/v1
+QWEN_DENIED = """apiVersion: apps/v1
 kind: Deployment
 metadata: {name: qwen, namespace: llm}
 spec:
@@ -2802,10 +2802,12 @@ metadata: {name: deny, namespace: llm}
 spec:
   podSelector: {}
   policyTypes: [Ingress]
----
+"""
+# a web of namespace NS whose egress policy lets it call llm/qwen on 8080
+WEB_TO_QWEN = """---
 apiVersion: apps/v1
 kind: Deployment
-metadata: {name: web, namespace: shop-staging}
+metadata: {name: web, namespace: NS}
 spec:
   selector: {matchLabels: {app: web}}
   template:
@@ -2814,28 +2816,7 @@ spec:
 ---
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
-metadata: {name: web, namespace: shop-staging}
-spec:
-  podSelector: {matchLabels: {app: web}}
-  policyTypes: [Egress]
-  egress:
-  - to:
-    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: llm}}
-      podSelector: {matchLabels: {app: qwen}}
-    ports: [{protocol: TCP, port: 8080}]
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop-prod}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: w, image: w:1}]}
----
-apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: web, namespace: shop-prod}
+metadata: {name: web, namespace: NS}
 spec:
   podSelector: {matchLabels: {app: web}}
   policyTypes: [Egress]
@@ -2845,6 +2826,8 @@ spec:
       podSelector: {matchLabels: {app: qwen}}
     ports: [{protocol: TCP, port: 8080}]
 """
+TWO_WEBS = QWEN_DENIED + "".join(WEB_TO_QWEN.replace("NS", ns)
+                                 for ns in ("shop-staging", "shop-prod"))
 
 
 def test_callers_of_other_namespaces_than_the_one_named_are_named_too(tmp_path: Path) -> None:
