@@ -469,6 +469,7 @@ from reviewbot.model.kustomize import (
     near_path,
     patch_files,
     patch_folders,
+    ref_value_file,
     source_path,
 )
 from reviewbot.model.objects import (
@@ -3696,16 +3697,10 @@ def _argo_value_files(model: Model, index: TreeIndex, graph: Graph) -> Iterator[
                     continue
                 parent = posixpath.dirname(target)
                 near = near_path(entry.strip(), target, [*index.entries_in(parent)[1], parent])
-                name = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
-                yield Violation(
-                    obj, ("spec", *at, "helm", "valueFiles", j),
+                yield _values_file_missing(
+                    obj, (*at, "helm", "valueFiles", j),
                     f"helm.valueFiles[{j}]: {entry!r} does not exist in {folder}, the chart's "
-                    f"folder Argo CD reads it from, so Helm fails and Application {name} "
-                    "generates no manifests: it syncs nothing until the file is there",
-                    kind="missing",
-                    fix=(f"Point the entry at {near!r}, the file of a close name, " if near
-                         else "Point the entry at a values file of the chart's folder, ")
-                    + "add the file, or set ignoreMissingValueFiles: true if it is optional.")
+                    "folder Argo CD reads it from", near, "the chart's folder")
 
 
 def _ref_value_files(obj: KObject, spec: Mapping[str, Any],
@@ -3723,13 +3718,12 @@ def _ref_value_files(obj: KObject, spec: Mapping[str, Any],
         if helm.get("ignoreMissingValueFiles") is True:
             continue
         for j, entry in enumerate(_list(helm.get("valueFiles"))):
-            if not isinstance(entry, str) or not entry.startswith("$") or "{{" in entry or (
-                    "${" in entry):
+            found = ref_value_file(entry)
+            if found is None or "{{" in entry or "${" in entry:
                 continue
-            ref, _, rest = entry[1:].partition("/")
+            ref, rest = found
             roots = here.get(refs.get(ref, ("", "")), set())
-            rest = posixpath.normpath(rest.strip("/")) if rest.strip("/") else ""
-            if not roots or not rest or rest.startswith(".."):
+            if not roots or rest.startswith(".."):
                 continue
             targets = [join(root, rest) if root else rest for root in sorted(roots)]
             if not all(index.covers(t) for t in targets) or any(
@@ -3739,16 +3733,24 @@ def _ref_value_files(obj: KObject, spec: Mapping[str, Any],
             target = targets[0]
             parent = posixpath.dirname(target)
             near = near_path(rest, target, [*index.entries_in(parent)[1], parent])
-            name = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
-            yield Violation(
-                obj, ("spec", *at, "helm", "valueFiles", j),
+            yield _values_file_missing(
+                obj, (*at, "helm", "valueFiles", j),
                 f"helm.valueFiles[{j}]: {entry!r} names {target}, which does not exist in "
-                f"this repository (the {ref!r} source's), so Helm fails and Application "
-                f"{name} generates no manifests: it syncs nothing until the file is there",
-                kind="missing",
-                fix=(f"Point the entry at {near!r}, the file of a close name, " if near
-                     else "Point the entry at a values file of the repository, ")
-                + "add the file, or set ignoreMissingValueFiles: true if it is optional.")
+                f"this repository (the {ref!r} source's)", near, "the repository")
+
+
+def _values_file_missing(obj: KObject, at: tuple[Any, ...], what: str, near: str,
+                         among: str) -> Violation:
+    """An Argo CD Application's values file Helm cannot read (``what``, at ``spec`` +
+    ``at``): Helm fails, the Application syncs nothing; the fix names the file of a close
+    name, ``near``, else one of ``among``."""
+    name = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
+    return Violation(
+        obj, ("spec", *at), f"{what}, so Helm fails and Application {name} generates no "
+        "manifests: it syncs nothing until the file is there", kind="missing",
+        fix=(f"Point the entry at {near!r}, the file of a close name, " if near
+             else f"Point the entry at a values file of {among}, ")
+        + "add the file, or set ignoreMissingValueFiles: true if it is optional.")
 
 
 def _flux_values_files(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:

@@ -11,8 +11,6 @@ the model: a review imports it, a lint never does.
 from __future__ import annotations
 
 import difflib
-import re
-import subprocess
 from collections.abc import Sequence
 
 from reviewbot.model.kustomize import path_entries
@@ -20,7 +18,6 @@ from reviewbot.model.objects import Model
 from reviewbot.model.resource import join
 
 Place = tuple[str, int, int]  # (file, line, column)
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
 
 
 class Anchors:
@@ -31,6 +28,7 @@ class Anchors:
         self._unlisted: dict[str, tuple[str, Place] | None] = {}
         self._listed_in_head: set[tuple[str, str]] | None = None
         self._lines: dict[str, tuple[Sequence[tuple[str, int, int, int, int]], int]] = {}
+        self._blobs: list[dict[str, str]] = []  # (the base's and the head's, once asked)
 
     def unlisted(self, file: str) -> tuple[str, Place] | None:
         """:func:`unlisted` of ``file``, the entry's place in the head when it has the
@@ -95,27 +93,24 @@ class Anchors:
         (what a forge shows and takes comments on: of alike documents, difflib and git may
         cut a removal apart; new-user trial seventy-six D7 had difflib's "line 6", off the
         pull request's hunk at 23, and no inline comment); None outside git."""
+        from reviewbot.sources.tree import blob_diff, hunk_counts
+
         base, head = self.base.tree, self.head.tree
         if base is None or head is None:
             return None
-        blobs = [next((r for r in tree.files if r.path == file), None) for tree in (base, head)]
-        if blobs[0] is None or blobs[1] is None or blobs[0].blob == blobs[1].blob:
+        if not self._blobs:  # (each side's files by path, made once)
+            self._blobs = [{r.path: r.blob for r in tree.files} for tree in (base, head)]
+        blobs = [side.get(file) for side in self._blobs]
+        if blobs[0] is None or blobs[1] is None or blobs[0] == blobs[1]:
             return None
-        try:
-            done = subprocess.run(
-                ["git", "-C", str(head.root), "diff", "--no-color", "--no-ext-diff",
-                 "--no-textconv", "-U0", blobs[0].blob, blobs[1].blob],
-                capture_output=True, check=False, timeout=60)
-        except (OSError, subprocess.SubprocessError):
-            return None
-        if done.returncode != 0:
+        text = blob_diff(head.root, blobs[0], blobs[1])
+        if text is None:
             return None
         ops: list[tuple[str, int, int, int, int]] = []
         i = j = 0  # (0-based: the next line of each side not yet in an opcode)
-        for a, b, c, d in _HUNK.findall(done.stdout.decode("utf-8", "replace")):
-            removed, added = int(b or 1), int(d or 1)
-            i1 = int(a) - (1 if removed else 0)  # (a count of 0 names the line before)
-            j1 = int(c) - (1 if added else 0)
+        for a, removed, c, added in hunk_counts(text):
+            i1 = a - (1 if removed else 0)  # (a count of 0 names the line before)
+            j1 = c - (1 if added else 0)
             if i1 - i < 0 or j1 - j != i1 - i:
                 return None  # (not a diff of these two texts)
             if i1 > i:

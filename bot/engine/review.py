@@ -803,20 +803,12 @@ def _narrowed_for(entry: ObjectDiff, namespace: str) -> bool:
 def _names(policy: KObject, word: str) -> bool:
     """Whether a policy's selection (its ``endpointSelector`` or ``podSelector``, or a
     clusterwide one's ``namespaceSelector``) writes ``word`` as a value."""
+    from reviewbot.model.reach import strings
+
     spec = policy.get(("spec",))
-    if not isinstance(spec, dict):
-        return False
-    pending: list[Any] = [spec.get(k) for k in ("endpointSelector", "podSelector",
-                                                "nodeSelector", "namespaceSelector")]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, dict):
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-        elif isinstance(item, str) and item == word:
-            return True
-    return False
+    return isinstance(spec, dict) and any(
+        text == word for key in ("endpointSelector", "podSelector", "nodeSelector",
+                                 "namespaceSelector") for text in strings(spec.get(key)))
 
 
 def _lets_dns_out(policy: KObject) -> bool:

@@ -4,17 +4,17 @@ Both forges only accept inline comments on lines the pull request's diff shows. 
 new ("RIGHT") side those are the context and added lines of each hunk, and for a hunk
 ``@@ -a,b +c,d @@`` they are exactly the new-file lines ``c .. c+d-1``. A multi-line comment
 must stay inside one hunk. This module turns a GitHub per-file ``patch`` or a whole
-``git diff`` (Forgejo's ``pulls/{n}.diff``) into those ranges; it is the one place that
-reads diff text.
+``git diff`` (Forgejo's ``pulls/{n}.diff``) into those ranges (a hunk's header as
+:data:`~reviewbot.sources.tree.HUNK_HEADER` reads it).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+from reviewbot.sources.tree import HUNK_HEADER
+
 _ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
 
@@ -62,7 +62,7 @@ def _hunk_ranges(lines: list[str]) -> Iterator[tuple[int, int] | str]:
     while i < len(lines):
         raw = lines[i]
         i += 1
-        match = _HUNK.match(raw)
+        match = HUNK_HEADER.match(raw)
         if match is None:
             yield raw
             continue

@@ -2181,10 +2181,18 @@ def argo_ref_values(spec: Mapping[str, Any]) -> Iterator[tuple[Mapping[str, Any]
         return
     for _, source in sources:
         for name in _list(_dict(source.get("helm")).get("valueFiles")):
-            if isinstance(name, str) and name.startswith("$"):
-                ref, _, rest = name[1:].partition("/")
-                if ref in refs and rest.strip("/"):
-                    yield source, posixpath.normpath(rest.strip("/"))
+            found = ref_value_file(name)
+            if found is not None and found[0] in refs:
+                yield source, found[1]
+
+
+def ref_value_file(entry: Any) -> tuple[str, str] | None:
+    """(the ref, the file's path in its repository) of a ``helm.valueFiles`` entry that names
+    another source's file (``$values/apps/web/values.yaml``), else None."""
+    if not isinstance(entry, str) or not entry.startswith("$"):
+        return None
+    ref, _, rest = entry[1:].partition("/")
+    return (ref, posixpath.normpath(rest.strip("/"))) if rest.strip("/") else None
 
 
 def argo_directory(source: Mapping[str, Any]) -> dict[str, Any]:

@@ -2973,7 +2973,7 @@ def _pushed_artifacts(ci_documents: Sequence[Document]) -> dict[str, str]:
     out: dict[str, str] = {}
     for doc in ci_documents:
         env = _workflow_env(doc.value)
-        for text in _strings(doc.value):
+        for text in strings(doc.value):
             if "flux" not in text or "push" not in text:
                 continue
             for match in _PUSH.finditer(text):
@@ -3019,17 +3019,18 @@ def pushed_folder(pushed: Mapping[str, str], url: Any) -> str | None:
                 None)
 
 
-def _strings(value: Any, depth: int = 0) -> Iterator[str]:
+def strings(value: Any, depth: int = 0) -> Iterator[str]:
+    """Every string of ``value``, at any depth (20 at most)."""
     if depth > 20:
         return
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
         for item in value.values():
-            yield from _strings(item, depth + 1)
+            yield from strings(item, depth + 1)
     elif isinstance(value, list):
         for item in value:
-            yield from _strings(item, depth + 1)
+            yield from strings(item, depth + 1)
 
 
 class _Unevaluable(Exception):

@@ -14,7 +14,7 @@ import posixpath
 import re
 import stat
 import subprocess
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -1066,6 +1066,31 @@ def diff_text(root: Path, base: str, head: str | None) -> str:
     if head is not None:
         args.append(head)
     return _git(root, *args).decode("utf-8", "replace")
+
+
+# a unified diff's hunk header: old start and count, new start and count (a count left out
+# is 1); the one reading of it (the forges' commentable lines, a removal's place)
+HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def hunk_counts(text: str) -> Iterator[tuple[int, int, int, int]]:
+    """(old start, old count, new start, new count) of each hunk of a diff without context
+    (``-U0``: every line after a header is a removed or added one)."""
+    for raw in text.splitlines():
+        match = HUNK_HEADER.match(raw)
+        if match is not None:
+            a, b, c, d = match.groups()
+            yield int(a), int(b) if b is not None else 1, int(c), int(d) if d is not None else 1
+
+
+def blob_diff(root: Path, old: str, new: str) -> str | None:
+    """``git diff -U0`` of two blobs of ``root``'s repository (git's own hunks, what a forge
+    shows); None when git cannot say (no repository there, a blob it does not hold)."""
+    try:
+        return _git(root, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "-U0",
+                    old, new).decode("utf-8", "replace")
+    except ReviewbotError:
+        return None
 
 
 def _git(root: Path, *args: str) -> bytes:
