@@ -209,3 +209,119 @@ def test_a_finding_certain_in_one_cluster_is_not_said_again_not_certain_for_anot
                      severity="warning")
     assert one_per_place([sure, unsure]) == [sure]
     assert one_per_place([unsure]) == [unsure]
+
+
+# two clusters' overlays generate the same ConfigMap (one name, one hash) naming a Service of
+# another namespace that admits nobody
+GENERATED = {
+    ".reviewbot.yaml": CONFIG,
+    "apps/ml/kustomization.yaml": KUSTOMIZATION % "- vllm.yaml\n",
+    "apps/ml/vllm.yaml": """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm, namespace: ml}
+spec:
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+      containers:
+      - {name: vllm, image: 'vllm:1', ports: [{containerPort: 8000}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: vllm, namespace: ml}
+spec:
+  selector: {app: vllm}
+  ports: [{port: 8000}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: default-deny, namespace: ml}
+spec:
+  podSelector: {}
+  policyTypes: [Ingress]
+""",
+    "apps/web/base/kustomization.yaml": KUSTOMIZATION % "- web.yaml\n",
+    "apps/web/base/web.yaml": """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: web:1
+        envFrom: [{configMapRef: {name: web-config}}]
+""",
+    **{f"apps/web/overlays/{c}/kustomization.yaml": KUSTOMIZATION % "- ../../base\n"
+       + "configMapGenerator:\n- name: web-config\n  namespace: web\n  literals:\n"
+       + "  - LLM_URL=http://vllm.ml.svc.cluster.local:8000/v1\n"
+       for c in ("production", "staging")},
+    **{f"clusters/{c}/kustomization.yaml": KUSTOMIZATION
+       % f"- ../../apps/ml\n- ../../apps/web/overlays/{c}\n" for c in ("production", "staging")},
+}
+
+
+def test_a_generated_configmap_alike_in_two_clusters_is_placed_at_each_cluster_s_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial seventy-seven D4: staging and production generate the same ConfigMap;
+    production's finding (its Service removed there alone) was placed at staging's
+    generator entry, untouched and still served."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(GENERATED)
+    assert [(f.file, f.line, f.clusters) for f in lint_dir(
+        repo.path, only=["netpol-pairing"]).findings] == [
+        ("apps/web/overlays/production/kustomization.yaml", 7, ("production",)),
+        ("apps/web/overlays/staging/kustomization.yaml", 7, ("staging",))]
+    head = repo.commit({"clusters/production/kustomization.yaml": KUSTOMIZATION
+                        % "- ../../apps/web/overlays/production\n"})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              head, "--platform", "none", "--format", "json", "--rule",
+                              "netpol-pairing"], capsys)
+    assert code == 1, err
+    assert [(f["file"], f["line"], f["message"].partition(", but ")[2])
+            for f in json.loads(out)["findings"] if f["new"]] == [
+        ("apps/web/overlays/production/kustomization.yaml", 7,
+         "Service ml/vllm is no longer in cluster production: this change removes it")]
+
+
+def test_one_egress_rule_two_clusters_build_and_each_cluster_s_caller_are_one_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial seventy-seven W1: an egress rule both clusters build (one cause, the
+    missing ingress rule) and each cluster's caller were two errors for one fix: the rule's
+    finding joins both clusters' callers."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(GENERATED)
+    egress = """\
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: web-out, namespace: web}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: ml}}
+    ports: [{port: 8000}]
+"""
+    head = repo.commit({"apps/web/base/kustomization.yaml": KUSTOMIZATION
+                        % "- web.yaml\n- egress.yaml\n", "apps/web/base/egress.yaml": egress})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              head, "--platform", "none", "--format", "json", "--rule",
+                              "netpol-pairing", "--scope", "all"], capsys)
+    assert code == 1, err
+    found = [f for f in json.loads(out)["findings"] if "ingress in ml" in f["message"]]
+    assert [(f["file"], f["line"], f["message"]) for f in found] == [
+        ("apps/web/base/egress.yaml", 8,
+         "web/web: egress to every pod in ml on TCP 8000 has no matching ingress in ml")]
+    assert [(a["file"], a["line"]) for a in found[0]["also"]] == [
+        ("apps/ml/vllm.yaml", 24), ("apps/web/overlays/production/kustomization.yaml", 7),
+        ("apps/web/overlays/staging/kustomization.yaml", 7)]

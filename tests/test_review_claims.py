@@ -231,6 +231,13 @@ def test_one_cause_is_one_finding_placed_where_the_change_is_and_clusters_stay_a
     assert group([a, b], line)[0].object == "Deployment/ns/b"  # the changed line wins
     apart = group([_f("a", 3, clusters=("prod",)), _f("b", 7, clusters=("staging",))])
     assert len(apart) == 2
+    # a place of both clusters (one base file) joins them, whatever the order
+    prod, staging = _f("a", 3, clusters=("prod",)), _f("b", 7, clusters=("staging",))
+    both = _f("c", 9, clusters=("prod", "staging"))
+    for order in ([prod, staging, both], [both, prod, staging], [prod, both, staging]):
+        (joined,) = group(order)
+        assert sorted([joined.object, *(o.object for o in joined.others)]) == [
+            "Deployment/ns/a", "Deployment/ns/b", "Deployment/ns/c"]
     assert len(group([_f("a", 3, cause=""), _f("b", 7, cause="")])) == 2  # no cause: alone
 
 

@@ -68,22 +68,26 @@ def _overlap(a: Sequence[str], b: Sequence[str]) -> bool:
 
 
 def _groups(findings: Iterable[Finding]) -> list[list[Finding]]:
-    """Findings of one rule and one cause (clusters overlapping) together, in order; a
-    finding without a cause alone."""
+    """Findings of one rule and one cause (clusters overlapping those of any finding of the
+    group: one egress rule two clusters build alike joins each cluster's caller, new-user
+    trial seventy-seven W1) together, in order; a finding without a cause alone."""
     out: list[list[Finding]] = []
     by_cause: dict[GroupKey, list[list[Finding]]] = {}
     for f in findings:
         if not f.cause:
             out.append([f])
             continue
-        for group in by_cause.setdefault((f.rule, f.cause), []):
-            if _overlap(group[0].clusters, f.clusters):
-                group.append(f)
-                break
-        else:
-            group = [f]
-            by_cause[(f.rule, f.cause)].append(group)
-            out.append(group)
+        groups = by_cause.setdefault((f.rule, f.cause), [])
+        joined = [g for g in groups if any(_overlap(h.clusters, f.clusters) for h in g)]
+        if not joined:
+            groups.append([f])
+            out.append(groups[-1])
+            continue
+        joined[0].append(f)
+        for other in joined[1:]:  # (f's clusters join groups apart until now)
+            joined[0].extend(other)
+            groups.remove(other)
+            out.remove(other)
     return out
 
 

@@ -72,8 +72,11 @@ def clusters_of(model: Model | None, obj: KObject | None) -> tuple[str, ...]:
     object); objects no cluster entry reaches are the default cluster's."""
     if model is None or obj is None or not model.cluster_entries:
         return ()
-    from reviewbot.model.objects import DEFAULT_CLUSTER  # a model was built: imported
-    return tuple(sorted(model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,)))
+    from reviewbot.model.objects import (  # a model was built: imported
+        DEFAULT_CLUSTER,
+        clusters_holding,
+    )
+    return tuple(sorted(clusters_holding(model, obj) or (DEFAULT_CLUSTER,)))
 
 
 def of(finding: Identified) -> Identity:

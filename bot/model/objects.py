@@ -16,7 +16,7 @@ and init containers: :data:`CONTAINER_LISTS`).
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
@@ -470,6 +470,17 @@ def terraform_cluster(tf: str, read: str) -> str:
     return f"{ELSEWHERE}{tf} applies from {read}"
 
 
+def clusters_holding(model: Model, obj: KObject) -> Collection[str]:
+    """The clusters ``obj`` is built for: the model's, or, for a ConfigMap a generator makes
+    (:func:`generated_configmaps`), those of the builds that make it; empty when unknown."""
+    found = model.clusters.get(id(obj))
+    if found:
+        return found
+    whole = model.derived.get("view-of", model)
+    made: dict[int, set[str]] = whole.derived.get("generated-configmap-clusters", {})
+    return made.get(id(obj), ())
+
+
 def rooted_cluster(name: str) -> bool:
     """Whether ``name`` is a cluster a root names (not the objects no root applies, nor
     what a Terraform file applies)."""
@@ -590,6 +601,7 @@ def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
             scope_doubt=model.scope_doubt,
         )
         view.derived["view-of"] = model  # (what is the whole model's, it answers)
+        view.derived["cluster"] = name
         view.namespaces.update((key, ns) for key, ns in model.namespaces.items()
                                if ns.obj is not None and mine(ns.obj))
         for obj in objects:
@@ -1787,21 +1799,36 @@ def generated_configmaps(model: Model) -> list[KObject]:
     receives (the builds the roots apply; without roots, each kustomization root's), as
     objects written at their generator entry: ``model.objects`` holds none (no document of
     theirs), yet a pod reads their keys (new-user trial thirty-five: a DATABASE_URL in a
-    generator's literals was never read). Made once per model (a cluster's view asks the
-    whole model's)."""
+    generator's literals was never read). One per (namespace, name) and generator entry,
+    the first the builds make; a cluster's view lists those of its own builds first (two
+    overlays generating the same ConfigMap: production's finding is at production's entry,
+    new-user trial seventy-seven D4). Made once per model (a cluster's view asks the whole
+    model's)."""
     whole = model.derived.get("view-of", model)
     found: list[KObject] | None = whole.derived.get("generated-configmaps")
-    if found is not None:
+    if found is None:
+        found = whole.derived["generated-configmaps"] = _generated_configmaps(whole)
+    cluster = model.derived.get("cluster")
+    if cluster is None or model is whole:
         return found
+    clusters: dict[int, set[str]] = whole.derived["generated-configmap-clusters"]
+    return sorted(found, key=lambda o: cluster not in clusters.get(id(o), ()))
+
+
+def _generated_configmaps(whole: Model) -> list[KObject]:
+    """:func:`generated_configmaps` of the whole model; the clusters each is made in kept
+    in its ``derived`` ("generated-configmap-clusters", by the object's id)."""
     reach = whole.derived.get("reach")
     if reach is not None:
-        made = [r for applied in reach.applied for r in applied.resources]
+        made = [(r, applied.clusters) for applied in reach.applied for r in applied.resources]
     else:
         graph = model_graph(whole)
-        made = [r for folder in graph.roots if not graph.by_dir[folder].is_component
-                for r in graph.build(folder).finished]
-    out: dict[tuple[str, str], KObject] = {}
-    for r in made:
+        made = [(r, frozenset()) for folder in graph.roots
+                if not graph.by_dir[folder].is_component for r in graph.build(folder).finished]
+    out: dict[tuple[str, str, int, Path], KObject] = {}  # (ns, name, id(entry's doc), path)
+    clusters: dict[int, set[str]] = {}
+    whole.derived["generated-configmap-clusters"] = clusters
+    for r, where in made:
         body = r.body
         at = r.origins.get(())
         meta = body.get("metadata")
@@ -1816,10 +1843,10 @@ def generated_configmaps(model: Model) -> list[KObject]:
                                     else ()):
             if isinstance(literal, str) and "=" in literal:  # (each key where it is written)
                 origins[("data", literal.partition("=")[0])] = (at[0], (*at[1], "literals", j))
-        out.setdefault((namespace or "default", meta["name"]), KObject(
+        obj = out.setdefault((namespace or "default", meta["name"], id(at[0]), at[1]), KObject(
             "v1", "ConfigMap", namespace, meta["name"], at[0], body, at[1], origins))
-    found = whole.derived["generated-configmaps"] = list(out.values())
-    return found
+        clusters.setdefault(id(obj), set()).update(where)
+    return list(out.values())
 
 
 def _regenerated(base: Model, head: Model, owner: KObject, now: KObject,
