@@ -162,13 +162,7 @@ def test_shm_size_from_the_option(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "failureThreshold" not in diff  # --rule: only that rule's fixes
 
 
-def test_one_missing_ingress_rule_is_written_once(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A call (an env URL) and the egress rule that allows it both lack the ingress rule:
-    two findings, one rule written (the egress rule's ports say no protocol, the call's
-    are TCP: the same rule)."""
-    (tmp_path / "all.yaml").write_text("""\
+CALL_TO_DB = """\
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: api, namespace: web}
@@ -216,10 +210,88 @@ spec:
   egress:
     - to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: db}}}]
       ports: [{port: 5432}]
-""".replace("DIGEST", "0" * 64))
+""".replace("DIGEST", "0" * 64)
+
+
+def test_one_missing_ingress_rule_is_written_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A call (an env URL) and the egress rule that allows it both lack the ingress rule:
+    two findings, one rule written (the egress rule's ports say no protocol, the call's
+    are TCP: the same rule)."""
+    (tmp_path / "all.yaml").write_text(CALL_TO_DB)
     _, diff = _run(tmp_path, "--fix", "--diff", "--rule", "netpol-pairing", capsys=capsys)
     assert diff.count("+    - from:\n") == 1, diff
     assert "+        - protocol: TCP\n+          port: 5432\n" in diff
+
+
+
+def test_a_cilium_egress_rule_s_missing_ingress_rule_is_written_with_its_ports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial seventy-eight D1: the callers' egress rule a CiliumNetworkPolicy
+    (`toPorts`), the ingress rule the fix wrote had no `ports:`: every port."""
+    egress = CALL_TO_DB.split("---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+                              "metadata: {name: api-egress")[0]
+    (tmp_path / "all.yaml").write_text(egress + """\
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: api-egress, namespace: web}
+spec:
+  endpointSelector: {matchLabels: {app: api}}
+  egress:
+    - toEndpoints: [{matchLabels: {io.kubernetes.pod.namespace: db}}]
+      toPorts: [{ports: [{port: "5432", protocol: TCP}]}]
+""")
+    _, diff = _run(tmp_path, "--fix", "--diff", "--rule", "netpol-pairing", capsys=capsys)
+    assert diff.count("+    - from:\n") == 1, diff
+    assert "+        - protocol: TCP\n+          port: 5432\n" in diff
+
+
+def test_an_ingress_rule_that_would_admit_more_than_the_finding_is_an_unsafe_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial seventy-eight D2: the policy the ingress rule goes into is a base two
+    overlays build (dev's fix opened prod's namespace too), or isolates pods beyond the
+    destination (another workload of the namespace on the same port): written only with
+    `--unsafe-fixes`."""
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base/all.yaml").write_text(CALL_TO_DB)
+    (tmp_path / "base/kustomization.yaml").write_text("resources: [all.yaml]\n")
+    for overlay in ("dev", "prod"):
+        (tmp_path / overlay).mkdir()
+        (tmp_path / overlay / "kustomization.yaml").write_text(
+            f"resources: [../base]\nlabels:\n- pairs: {{env: {overlay}}}\n")
+    (tmp_path / ".reviewbot.yaml").write_text(
+        "clusters:\n- {name: dev, paths: [dev]}\n- {name: prod, paths: [prod]}\n")
+    _, diff = _run(tmp_path, "--fix", "--diff", "--rule", "netpol-pairing", capsys=capsys)
+    assert diff == ""
+    _, diff = _run(tmp_path, "--fix", "--diff", "--unsafe-fixes", "--rule", "netpol-pairing",
+                   capsys=capsys)
+    assert diff.count("+    - from:\n") == 1, diff
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "all.yaml").write_text(CALL_TO_DB.replace(  # (the egress rule to db's pods)
+        "kubernetes.io/metadata.name: db}}}]", "kubernetes.io/metadata.name: db}}, "
+        "podSelector: {matchLabels: {app: db}}}]") + """\
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cache, namespace: db}
+spec:
+  selector: {matchLabels: {app: cache}}
+  template:
+    metadata: {labels: {app: cache}}
+    spec:
+      containers:
+        - {name: cache, image: "redis@sha256:%s", ports: [{containerPort: 5432}]}
+""" % ("0" * 64))
+    _, diff = _run(alone, "--fix", "--diff", "--rule", "netpol-pairing", capsys=capsys)
+    assert diff == ""
+    _, diff = _run(alone, "--fix", "--diff", "--unsafe-fixes", "--rule", "netpol-pairing",
+                   capsys=capsys)
+    assert diff.count("+    - from:\n") == 1, diff
 
 
 # ---------------------------------------------------------------- the round-trip editor

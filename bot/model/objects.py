@@ -1317,20 +1317,37 @@ def appliers(model: Model) -> dict[str, list[KObject]]:
     return out
 
 
+def _by_document(model: Model) -> dict[str, dict[int, list[KObject]]]:
+    """The model's objects by file and document (``id`` of it), in order: each build's copy."""
+    by_file: dict[str, dict[int, list[KObject]]] | None = model.derived.get(("object-at",))
+    if by_file is None:
+        by_file = model.derived[("object-at",)] = {}
+        for obj in model.objects:
+            by_file.setdefault(obj.file, {}).setdefault(id(obj.doc), []).append(obj)
+    return by_file
+
+
+def built_beyond(model: Model, obj: KObject) -> bool:
+    """Whether the lines ``obj`` is written on make more than ``obj`` of one cluster: another
+    build's copy (another overlay's namespace, another cluster's), or ``obj`` itself built
+    for several clusters. An edit of them changes what those receive too (new-user trial
+    seventy-eight D2: a fix for llm-dev written into the base's policy opened prod's)."""
+    whole = model.derived.get("view-of", model)
+    if len(whole.clusters.get(id(obj)) or ()) > 1:
+        return True
+    return any(o is not obj and o.path == obj.path
+               for o in _by_document(whole).get(obj.file, {}).get(id(obj.doc), ()))
+
+
 def object_at(model: Model, file: str, line: int) -> KObject | None:
     """The object written at ``line`` of ``file``: of the objects its document makes (each
     build's copy), the one named as written, else the first; a List's item starting last
     at or before the line. None outside any object's document (a kustomization, a values
     file). What a finding a rule places by line alone (an image automation marker) is
     about."""
-    by_file = model.derived.get(("object-at",))
-    if by_file is None:
-        by_file = model.derived[("object-at",)] = {}
-        for obj in model.objects:
-            by_file.setdefault(obj.file, {}).setdefault(id(obj.doc), []).append(obj)
     best: KObject | None = None
     start = 0
-    for made in by_file.get(file, {}).values():
+    for made in _by_document(model).get(file, {}).values():
         doc = made[0].doc
         if doc.line > line or doc.line < start:
             continue
