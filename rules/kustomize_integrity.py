@@ -76,7 +76,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
   file, built for the same cluster), is `patch-dropped` (error) at the `target:`, in place
   of the warning: the cluster gets the renamed object without what the patch set
   ("patches[0]: before this change it patched Deployment ai/vllm, which this change renames
-  to vllm-qwen, ...: spec.replicas is 1, not 2"); the object removed, the warning alone;
+  to vllm-qwen, ...: spec.replicas is 1, not 2"), and so is one whose target the change
+  rewrote to select nothing while the object kept its name ("... before this change it
+  patched Deployment llm/vllm, and its target selects no object now ..."); the object
+  removed, the warning alone;
 - an `images` entry whose name (its `newName` when it sets one) no container of the build
   runs, in any `containers` or `initContainers` list where kustomize's image transformer
   looks, is `idle-image` (warning): kustomize sets no tag or digest, without an error, and
@@ -2639,15 +2642,14 @@ def _patches_dropped(base: Model, head: Model) -> Iterator[Violation]:
         for found in idle_patches(graph, k):
             doc, at = found.patch.doc, tuple(found.patch.path)
             fields: dict[tuple[Any, ...], list[tuple[KObject, Path]]] = {}
-            for obj in base.objects:  # what the patch set before, on objects the head lacks
-                if obj.identity in head.by_identity:
-                    continue
+            for obj in base.objects:  # what the patch set before
                 for field, (source, where) in obj.origins.items():
                     if source.file.path == doc.file.path and tuple(where[:len(at)]) == at:
                         fields.setdefault(obj.identity, []).append((obj, field))
             for _, set_on in sorted(fields.items()):
                 obj = set_on[0][0]
-                now = _renamed_as(obj, base, head)
+                kept = _kept_as(obj, base, head)
+                now = kept or _renamed_as(obj, base, head)
                 if now is None:
                     continue  # (removed, not renamed: the patch's warning says it)
                 new = now
@@ -2663,19 +2665,35 @@ def _patches_dropped(base: Model, head: Model) -> Iterator[Violation]:
                     f"{'s' if len(lost) - DROPPED_SHOWN > 1 else ''}"
                     if len(lost) > DROPPED_SHOWN else "")
                 line, column = k.doc.position(found.entry + ("target",))
-                message = (
-                    f"{_label(found.entry)}: before this change it patched {obj.kind} "
-                    f"{obj.namespace or 'default'}/{obj.name}, which this change renames "
-                    f"to {new.name}, and its target selects no object now: the build's "
-                    f"{obj.kind} {new.namespace or 'default'}/{new.name} loses what the patch "
-                    f"set: {said}")
-                fix = f"Set the target's name to {new.name}, the object's new name."
+                was = f"{obj.kind} {obj.namespace or 'default'}/{obj.name}"
+                if kept is not None:  # (the target the change rewrote: new-user trial
+                    # seventy-eight D3, prod's patch `name: vllm-openai`, the model downgraded)
+                    message = (f"{_label(found.entry)}: before this change it patched {was}, "
+                               "and its target selects no object now: the build's "
+                               f"{was} loses what the patch set: {said}")
+                    fix = f"Make the target select {was} again, the object it patched."
+                else:
+                    message = (
+                        f"{_label(found.entry)}: before this change it patched {was}, which "
+                        f"this change renames to {new.name}, and its target selects no "
+                        f"object now: the build's {obj.kind} {new.namespace or 'default'}/"
+                        f"{new.name} loses what the patch set: {said}")
+                    fix = f"Set the target's name to {new.name}, the object's new name."
                 yield Violation(
                     None, found.entry + ("target",), message, fix=fix, kind="patch-dropped",
                     file=k.file, line=line, column=column,
                     key=f"{k.file}:{_label(found.entry)}:dropped",
-                    others=(Violation(now, ("metadata", "name"), message, fix=fix,
-                                      kind="patch-dropped"),))
+                    others=() if kept is not None else (
+                        Violation(now, ("metadata", "name"), message, fix=fix,
+                                  kind="patch-dropped"),))
+
+
+def _kept_as(obj: KObject, base: Model, head: Model) -> KObject | None:
+    """The object of ``head`` of ``obj``'s identity (of ``base``) from the same file, in a
+    cluster of its own, if any."""
+    clusters = base.clusters.get(id(obj), frozenset())
+    return next((o for o in head.by_identity.get(obj.identity, ()) if o.file == obj.file and (
+        not clusters or clusters & head.clusters.get(id(o), frozenset()))), None)
 
 
 def _renamed_as(obj: KObject, base: Model, head: Model) -> KObject | None:

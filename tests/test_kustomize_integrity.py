@@ -2926,6 +2926,21 @@ patches:
     assert [(f["line"], f["message"].split("loses what the patch set: ")[-1])
             for f in json.loads(out)["findings"] if "loses what" in f["message"]] == [
         (5, "spec.template.spec.nodeName is unset, not gpu-1")]
+    # the change rewrites the target, the object keeps its name (new-user trial seventy-eight
+    # D3: prod's patch `name: vllm-openai`, the 14B model on 2 GPUs back to the base's 7B)
+    repo.git("checkout", "-q", base)
+    retargeted = repo.commit({"prod/kustomization.yaml": overlay.replace(
+        "- path: replicas.yaml\n  target: {kind: Deployment, name: vllm}",
+        "- path: replicas.yaml\n  target: {kind: Deployment, name: vllm-openai}")})
+    _, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                         retargeted, "--platform", "none", "--format", "json", "--rule",
+                         "kustomize-integrity"], capsys)
+    assert [(f["severity"], f["line"], f["message"], f["fix"], f["also"])
+            for f in json.loads(out)["findings"]] == [
+        ("error", 4, "patches[0]: before this change it patched Deployment ai/vllm, and its "
+         "target selects no object now: the build's Deployment ai/vllm loses what the patch "
+         "set: spec.replicas is 1, not 2",
+         "Make the target select Deployment ai/vllm again, the object it patched.", [])]
 
 def test_a_generator_the_change_leaves_naming_no_folder_is_said_at_the_generator(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
