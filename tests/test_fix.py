@@ -294,6 +294,63 @@ spec:
     assert diff.count("+    - from:\n") == 1, diff
 
 
+
+def test_a_value_an_overlay_s_patch_writes_is_fixed_in_the_patch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial seventy-eight D4: prod's patch file set the startup probe's
+    failureThreshold: the fix raised it in the base, which the patch still overrode, so no
+    fix was offered. It is written where the value is, in the patch; a value an inline
+    patch writes (the kustomization's text) is not edited."""
+    deployment = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm
+  namespace: llm
+  annotations: {reviewbot.dev/measured-boot-seconds: "420"}
+spec:
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+      containers:
+        - name: vllm
+          image: "vllm/vllm-openai:v0.8.4@sha256:%s"
+          startupProbe:
+            httpGet: {path: /health, port: 8000}
+            failureThreshold: 90
+            periodSeconds: 10
+""" % ("0" * 64)
+    patch = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm, namespace: llm}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          startupProbe:
+            failureThreshold: 30   # 300s
+"""
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base/deployment.yaml").write_text(deployment)
+    (tmp_path / "base/kustomization.yaml").write_text("resources: [deployment.yaml]\n")
+    (tmp_path / "prod").mkdir()
+    (tmp_path / "prod/patch.yaml").write_text(patch)
+    (tmp_path / "prod/kustomization.yaml").write_text(
+        "resources: [../base]\npatches:\n- path: patch.yaml\n")
+    _, diff = _run(tmp_path, "--fix", "--diff", "--rule", "probe-headroom", capsys=capsys)
+    assert diff.splitlines()[:2] == ["--- a/prod/patch.yaml", "+++ b/prod/patch.yaml"], diff
+    assert ("-            failureThreshold: 30   # 300s\n"
+            "+            failureThreshold: 63   # 630s\n") in diff
+    inline = "resources: [../base]\npatches:\n- patch: |-\n" + "".join(
+        f"    {line}\n" for line in patch.splitlines())
+    (tmp_path / "prod/kustomization.yaml").write_text(inline)
+    code, diff = _run(tmp_path, "--fix", "--diff", "--rule", "probe-headroom", capsys=capsys)
+    assert (code, diff) == (0, "")
+
 # ---------------------------------------------------------------- the round-trip editor
 
 

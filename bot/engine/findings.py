@@ -10,7 +10,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine import identity as _identity
-from reviewbot.load.paths import Path
+from reviewbot.load.paths import Path, dig
 
 if TYPE_CHECKING:  # a type only: reading findings (a report, a cached review) needs no model
     from reviewbot.model.objects import KObject
@@ -64,7 +64,18 @@ class Edit:
 
 def edit(obj: KObject, path: Path, op: str = "set", value: Any = None,
          unsafe: bool = False, comment: tuple[str, str] | None = None) -> Edit:
-    """An edit of ``obj``'s own document at ``path`` (a path within the object)."""
+    """An edit of ``obj``'s own document at ``path`` (a path within the object); a ``set``
+    of a value a patch file writes, where that file writes it (new-user trial seventy-eight
+    D4: a startup probe's failureThreshold in the overlay's patch, raised in the base, which
+    the patch still overrode: no fix offered). Only where the patch's node holds the value
+    the object has (an inline patch, a replacement's or transformer's entry: the object's)."""
+    if op == "set" and obj.origins:
+        doc, at = obj.written(path)
+        if doc is not obj.doc and at:
+            written = dig(doc.value, at)
+            if written is not None and not isinstance(written, (dict, list)) and (
+                    written == obj.get(path)):
+                return Edit(doc.file.path, at, op, value, doc.index, unsafe, comment)
     return Edit(obj.file, obj.path + tuple(path), op, value, obj.doc.index, unsafe, comment)
 
 
