@@ -4773,10 +4773,18 @@ def _undeclared_port(net: Network, rule: Rule, pods: Sequence[int]) -> str | Non
     if not written or any(not isinstance(p.port, int) or p.end_port for p in written):
         return None
     declared: set[tuple[int, str]] = set()
+    served = False  # (some pod's ports read from the Services sending to it)
     for d in pods:
         mine = {(port["containerPort"], str(port.get("protocol") or "TCP"))
                 for c in net.pods[d].containers for port in c.ports
                 if isinstance(port, dict) and isinstance(port.get("containerPort"), int)}
+        if not mine:
+            # a pod that declares none (a chart's, whose values name no container port) is
+            # sent to on the Services' target ports (new-user trial seventy-nine D3: open-
+            # webui's egress moved to 8080, vllm's Service on 8000; the fix said to open
+            # 8080 where nothing listens)
+            mine = _served_ports(net, d) or set()
+            served = True
         if not mine:
             return None  # (a pod that declares none may listen on any)
         declared |= mine
@@ -4786,9 +4794,29 @@ def _undeclared_port(net: Network, rule: Rule, pods: Sequence[int]) -> str | Non
     have = sorted(declared)
     meant = next((n for n, _ in have for p in written if misspelt(str(p.port), [str(n)])),
                  None)  # (digits swapped: 6739 for 6379)
+    ports = ", ".join(f"{proto} {n}" for n, proto in have[:4])
     return (f"Correct the port of this egress rule: the pods of {_workload_names(net, pods)} "
-            f"declare {', '.join(f'{proto} {n}' for n, proto in have[:4])}, not {asked}"
+            + (f"are sent to on {ports} (their Services' target ports)" if served
+               else f"declare {ports}") + f", not {asked}"
             + (f" (did you mean {meant}?)." if meant is not None else "."))
+
+
+def _served_ports(net: Network, d: int) -> set[tuple[int, str]] | None:
+    """The target ports of the Services selecting pod ``d`` (its port when a Service names
+    none), or None when no Service selects it or one targets a port by name."""
+    from reviewbot.model.releases import every_service
+
+    pod = net.pods[d]
+    found: set[tuple[int, str]] = set()
+    for service in every_service(net.model):
+        if service.namespace != pod.namespace or not service.selector or any(
+                pod.labels.get(k) != v for k, v in service.selector.items()):
+            continue
+        for port in service.ports:
+            if not isinstance(port.target_port, int):
+                return None
+            found.add((port.target_port, port.protocol))
+    return found or None
 
 
 def _kept_out(net: Network, peer: Peer, sources: Sequence[int], field: str) -> str:

@@ -2586,6 +2586,20 @@ spec:
     assert [f.fix for f in found] == [
         "Correct the port of this egress rule: the pods of web/redis declare TCP 6379, not "
         "6739 (did you mean 6379?)."]
+    # pods that declare no port (a chart's) are sent to on their Services' target ports
+    # (new-user trial seventy-nine D3: open-webui's egress moved to 8080, vllm served on 8000)
+    service = ("---\napiVersion: v1\nkind: Service\nmetadata: {name: redis, namespace: web}\n"
+               "spec:\n  selector: {app: redis}\n  ports: [{port: 6379, targetPort: %s}]\n")
+    bare = text.replace("ports: [{containerPort: 6379}]", "")
+    found = [f for f in lint_text(tmp_path / "served", bare + service % "6379",
+                                  only=[RULE]).findings if f.kind == "egress-unmatched"]
+    assert [f.fix for f in found] == [
+        "Correct the port of this egress rule: the pods of web/redis are sent to on TCP 6379 "
+        "(their Services' target ports), not 6739 (did you mean 6379?)."]
+    for unknown in (bare, bare + service % "redis"):  # no Service, or one by port name
+        found = [f for f in lint_text(tmp_path / str(len(unknown)), unknown,
+                                      only=[RULE]).findings if f.kind == "egress-unmatched"]
+        assert [f.fix.split(" ")[0] for f in found] == ["Widen"]
 
 
 @pytest.mark.parametrize("runs, calls", [
