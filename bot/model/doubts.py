@@ -26,7 +26,7 @@ def doubt_of(model: Model, obj: KObject, path: Path, reads: str = "fields") -> s
     """What a finding on ``obj`` at ``path`` could not see (a noun phrase), or None;
     ``reads``: the rule's ``READS`` (``"image"``: the finding depends on the image reference
     of the container it points into, nothing else of it)."""
-    if obj.origins and (unset := _unset_by_replacement(obj, path)) is not None:
+    if obj.origins and (unset := unset_by_replacement(obj, path)) is not None:
         return unset
     unseen = model.unseen.get(id(obj))
     if unseen is not None:
@@ -69,7 +69,7 @@ def _names_but_env(value: Any, out: set[str]) -> None:
         names_in(value, out)
 
 
-def _unset_by_replacement(obj: KObject, path: Path) -> str | None:
+def unset_by_replacement(obj: KObject, path: Path) -> str | None:
     """What a finding at ``path`` could not see when a kustomize replacement whose source
     is not in the build sets that field or one above it (:func:`~reviewbot.model.
     replacements.unresolved_at`): the value the cluster gets."""
