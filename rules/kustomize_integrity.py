@@ -169,6 +169,12 @@ reviewbot checks every `kustomization.yaml` in the tree:
   `namespace`, `namePrefix`, `nameSuffix`, patches) in one build are an error
   (`duplicate`): kustomize refuses to build it. Builds are compared one by one: objects of
   two roots (two clusters, two overlays) are never duplicates of each other;
+- one object (the same identity) that two Flux Kustomizations or Argo CD Applications of one
+  cluster apply with different content outside its labels and annotations is an error
+  (`applied-twice`, at the first field that differs): each applies its copy on its own
+  reconcile, so the cluster's object flips between them (an OCIRepository's chart tag, an
+  ExternalSecret's data), and pruning either deletes what the other needs. Copies alike, one
+  in a build that fails, or one holding a variable Flux leaves unsubstituted are not judged;
 - a Flux `Kustomization`'s `spec.path` exists (`missing`), judged when another Kustomization
   of the same source resolves in the tree (so the source is this repository; one a
   flux-operator ResourceSet makes of an input is said at the input, judged when those of its
@@ -552,7 +558,7 @@ RATIONALE = (
 FIX = "Fix the path, list the manifest in its kustomization, or remove the duplicate."
 SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
               "idle-patch": "warning", "patch-dropped": "error", "idle-image": "warning",
-              "image-dropped": "error",
+              "image-dropped": "error", "applied-twice": "error",
               "dependency": "error",
               "source": "error",
               "substitution": "error",
@@ -688,6 +694,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _keys_missing(model)
     yield from _waves_before_their_namespace(model)
     yield from _crds_of_own_releases(model)
+    yield from _applied_twice(model)
     yield from _floating_charts(model)
     yield from _build_failures(model, graph, missing_in | duplicate_in | unmatched_in)
 
@@ -1470,6 +1477,93 @@ def _floating_charts(model: Model) -> Iterator[Violation]:
             "same", kind="chart-floating",
             fix="Pin one version (`version: 1.2.3`), and let a bot (Renovate, Flux's image "
                 "automation) propose the next.")
+
+
+def _applied_twice(model: Model) -> Iterator[Violation]:
+    """``applied-twice``: one object (its group, kind, namespace and name) that two Flux
+    Kustomizations or Argo CD Applications of one cluster apply with different content
+    (outside its labels and annotations): each applies its copy on its own reconcile, so the
+    cluster's object flips between them, and pruning either deletes what the other needs
+    (new-user trial seventy-nine D5: OCIRepository ai/app-template in the vllm and
+    open-webui apps, bumped to 5.0.0 in one; fluxcd/kustomize-controller#732). At the first
+    field that differs, in the copy whose file comes later; copies alike, a copy in a build
+    that fails, or one holding a variable left unsubstituted are not judged."""
+    from reviewbot.model.objects import owners, views_of
+
+    if model.derived.get("reach") is None:
+        return
+    said: set[tuple[str, tuple[str | int, ...]]] = set()
+    for _, view in views_of(model):
+        for _, copies in sorted(view.by_identity.items()):
+            live = [o for o in copies if id(o) not in model.unbuilt and o.file not in
+                    model.unapplied and "${" not in repr(o.body)]
+            if len(live) < 2:
+                continue
+            live.sort(key=lambda o: (o.file, o.doc.line))
+            first, by = live[0], {id(k) for k in owners(model, live[0])}
+            for other in live[1:]:
+                theirs = owners(model, other)
+                if not by or not theirs or by & {id(k) for k in theirs}:
+                    continue
+                field = _first_difference(_content(first.body), _content(other.body), ())
+                if field is None or (other.file, field) in said:
+                    continue
+                said.add((other.file, field))
+                names = [f"{k.kind} {_named(k)}" for k in (*owners(model, first), *theirs)]
+                was, now = dig(first.body, field), dig(other.body, field)
+                shown = (f"{format_path(field)} {_short(now)} here, {_short(was)} in "
+                         f"{first.file}:{first.position(field)[0]}" if first.file != other.file
+                         else f"{format_path(field)} {_short(now)} in the build of "
+                         f"{names[-1]}, {_short(was)} in that of {names[0]}")
+                yield Violation(
+                    other, field,
+                    f"{other.kind} {_named(other)} is applied by {names[-1]} and by "
+                    f"{names[0]} with different content ({shown}): each applies its copy "
+                    "on its own reconcile, so the cluster's object flips between them, and "
+                    "pruning either one deletes the object the other needs",
+                    fix=(f"Keep one copy of {other.kind} {_named(other)} (in a folder both "
+                         "depend on), or make the copies alike."),
+                    kind="applied-twice",
+                    others=(Violation(first, field, "", kind="applied-twice"),))
+                break
+
+
+def _content(body: Mapping[str, Any]) -> dict[str, Any]:
+    """``body`` without its labels and annotations (what two appliers' copies may differ in
+    without changing what the object does)."""
+    meta = {k: v for k, v in dict_of(body.get("metadata")).items()
+            if k not in ("labels", "annotations")}
+    return {**body, "metadata": meta}
+
+
+def _first_difference(a: Any, b: Any, at: tuple[str | int, ...]
+                      ) -> tuple[str | int, ...] | None:
+    """The path of the first field where ``a`` and ``b`` differ (in ``b``'s order), or
+    None when they are alike."""
+    if a == b:
+        return None
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in [*b, *(k for k in a if k not in b)]:
+            found = _first_difference(a.get(key), b.get(key), (*at, key))
+            if found is not None:
+                return found if key in b else at
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            found = _first_difference(x, y, (*at, i))
+            if found is not None:
+                return found
+        return None
+    return at
+
+
+def _short(value: Any) -> str:
+    """A value as a message quotes it: a scalar as written, a collection as unset or so."""
+    if value is None:
+        return "unset"
+    if isinstance(value, (dict, list)):
+        return "another value"
+    return str(value)
 
 
 def _waits_for_chart(model: Model, owner: KObject, first: str,

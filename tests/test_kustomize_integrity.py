@@ -5122,3 +5122,42 @@ def test_what_a_git_ignored_env_file_generates_is_not_judged(tmp_path: Path) -> 
         "warning", "reviewbot could not see the value a replacement sets there from "
         "ConfigMap/domain-info (data.domain_suffix), which the build as the tree holds it "
         "lacks (made from a file a script writes, or not there).")
+
+
+def test_one_object_two_kustomizations_apply_unalike_flips(tmp_path: Path) -> None:
+    """New-user trial seventy-nine D5: OCIRepository ai/app-template in the vllm and the
+    open-webui apps' folders, each applied by its own Flux Kustomization; a PR bumped one to
+    5.0.0. Each reconcile applies its copy: the chart flips, and pruning one app deletes the
+    source the other needs. Copies alike, or labelled apart only, are not judged."""
+    from .helpers import lint_dir
+
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: %s, namespace: flux-system}\n"
+            "spec: {interval: 10m, path: %s, prune: true, "
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n")
+    source = ("apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\n"
+              "metadata:\n  name: app-template\n  namespace: ai\n  labels: {app: %s}\n"
+              "spec:\n  interval: 1h\n  url: oci://ghcr.io/bjw-s-labs/helm/app-template\n"
+              "  ref: {tag: %s}\n")
+    files = {
+        "clusters/home/flux-system/gotk-sync.yaml": sync % ("flux-system", "./clusters/home"),
+        "clusters/home/apps.yaml": sync % ("vllm", "./apps/vllm") + "---\n" + sync % (
+            "open-webui", "./apps/open-webui"),
+        "apps/vllm/ocirepository.yaml": source % ("vllm", "5.0.0"),
+        "apps/open-webui/ocirepository.yaml": source % ("open-webui", "4.3.0"),
+    }
+    write(tmp_path / "apart", files)
+    found = [f for f in lint_dir(tmp_path / "apart").findings if f.kind == "applied-twice"]
+    assert [(f.severity, f.file, f.line, f.message, [o.file for o in f.others])
+            for f in found] == [(
+                "error", "apps/vllm/ocirepository.yaml", 10,
+                "OCIRepository ai/app-template is applied by Kustomization flux-system/vllm "
+                "and by Kustomization flux-system/open-webui with different content (spec.ref"
+                ".tag 5.0.0 here, 4.3.0 in apps/open-webui/ocirepository.yaml:10): each "
+                "applies its copy on its own reconcile, so the cluster's object flips between "
+                "them, and pruning either one deletes the object the other needs",
+                ["apps/open-webui/ocirepository.yaml"])]
+    write(tmp_path / "alike", {**files, "apps/vllm/ocirepository.yaml": source % (
+        "vllm", "4.3.0")})
+    assert [f for f in lint_dir(tmp_path / "alike").findings
+            if f.kind == "applied-twice"] == []
