@@ -2521,7 +2521,7 @@ def _fqdn_unresolved(net: Network) -> Iterator[Violation]:
         rule = dict(items_of(n))[i]
         names = _rule_fqdns(rule)
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-        yield Violation(
+        found = Violation(
             policy.obj, policy.spec_path + ("egress", i, "toFQDNs"),
             f"{_workload_names(net, pods)}: egress to {shown or 'names'} ({policy.described}) "
             "is allowed by toFQDNs, but no Cilium policy selecting these pods has a DNS rule "
@@ -2532,6 +2532,24 @@ def _fqdn_unresolved(net: Network) -> Iterator[Violation]:
                  "\"*\"}]}` on its port 53 (protocol ANY), so that Cilium's DNS proxy sees "
                  "their lookups."),
             kind="fqdn-unresolved", key=f"{format_path(policy.spec_path)}.egress[{i}].toFQDNs")
+        # the same finding at the DNS egress rules of these pods (port 53, no `rules: dns`),
+        # what the fix changes: where a review places it when the change took their `dns`
+        # rules away (new-user trial seventy-nine D2: a clusterwide policy's, the error at
+        # the untouched vllm policy, no inline comment)
+        dns = dict.fromkeys((m, j) for d in pods for m in net.egress_of[d]
+                            for j, e in items_of(m) if _port_53(e))
+        yield replace(found, others=tuple(
+            replace(found, obj=net.policies[m].obj,
+                    path=net.policies[m].spec_path + ("egress", j, "toPorts"),
+                    key=f"{found.key} <- {format_path(net.policies[m].spec_path)}.egress[{j}]")
+            for m, j in dns))
+
+
+def _port_53(rule: Mapping[str, Any]) -> bool:
+    """Whether a raw Cilium egress rule names port 53 in its ``toPorts``."""
+    return any(isinstance(p, dict) and str(p.get("port")) == "53"
+               for t in _listed(rule.get("toPorts")) if isinstance(t, dict)
+               for p in _listed(t.get("ports")))
 
 
 def _dns_rule(rule: Mapping[str, Any]) -> bool:

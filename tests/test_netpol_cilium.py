@@ -630,6 +630,10 @@ spec:
         "flux-system/source-controller: egress to github.com (CiliumNetworkPolicy "
         "flux-system/flux-egress) is allowed by toFQDNs, but no Cilium policy selecting these "
         "pods has a DNS rule")
+    # the DNS egress rule the fix changes is its other place, where a review that took its
+    # `rules: dns` away places it (new-user trial seventy-nine D2)
+    assert [(o.object, o.line) for o in result.findings[0].others] == [
+        ("CiliumNetworkPolicy/flux-system/flux-egress", 22)]
     proxied = text.replace('    - ports: [{port: "53", protocol: ANY}]\n',
                            '    - ports: [{port: "53", protocol: ANY}]\n'
                            '      rules: {dns: [{matchPattern: "*"}]}\n')
