@@ -169,8 +169,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   `namespace`, `namePrefix`, `nameSuffix`, patches) in one build are an error
   (`duplicate`): kustomize refuses to build it. Builds are compared one by one: objects of
   two roots (two clusters, two overlays) are never duplicates of each other;
-- one object (the same identity) that two Flux Kustomizations of one cluster apply with different content outside its labels and annotations is an error
-  (`applied-twice`, at the first field that differs): each applies its copy on its own
+- one object (the same identity) that two Flux Kustomizations of one cluster apply with
+  different content outside its labels and annotations is an error (`applied-twice`, at
+  the first field that differs): each applies its copy on its own
   reconcile, so the cluster's object flips between them (an OCIRepository's chart tag, an
   ExternalSecret's data), and pruning either deletes what the other needs. Copies alike (a
   Go duration written two ways too), one in a build that fails, one holding a variable Flux
