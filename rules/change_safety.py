@@ -230,6 +230,10 @@ verdicts), never in `lint`, which sees one tree.
   HelmRelease's `chartRef` names does (the chart's major, the HelmReleases named).
 - `oci-tag` (info): an OCIRepository's `spec.ref.tag` changes. For both, the rendered change
   is out of reach without the chart or artifact, and the message says so.
+- `oci-tag-form` (warning, in place of `oci-tag`): the new tag is a version written with a
+  `v` where the old had none, or the reverse (`2.2.3` -> `v2.2.4`): a registry matches a tag
+  exactly and a chart's tag is its version as pushed, so the pull may fail and everything
+  built from the artifact stay at the old tag; not certain (whether the registry holds it).
 - `chart-unversioned` (warning, at the first change of the chart): a Flux HelmRelease renders
   a chart of its own GitRepository (`spec.chart.spec.chart: ./charts/web`) with the default
   `reconcileStrategy: ChartVersion`, and the change edits what the release reads of the
@@ -408,7 +412,8 @@ SEVERITIES = {
     "deleted-in-use": "error",
     "orphaned": "warning", "suspended": "info", "resumed": "info", "gpu-restart": "info",
     "stuck-rollout": "error", "kept": "warning",
-    "chart-major": "info", "oci-tag": "info", "sops-recipient": "warning",
+    "chart-major": "info", "oci-tag": "info", "oci-tag-form": "warning",
+    "sops-recipient": "warning",
     "sops-plaintext": "warning", "sops-unreadable": "warning", "crd-storage": "error",
     "namespace-missing": "warning", "namespace-misspelt": "error", "release-moved": "warning",
     "claims-renamed": "error",

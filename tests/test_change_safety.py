@@ -1857,7 +1857,7 @@ def test_only_a_template_change_under_a_surge_starts_a_stuck_rollout(
 # ---------------------------------------------------------------- versions
 
 
-def test_chart_major_bumps_and_oci_tag_bumps_are_info(
+def test_chart_major_bumps_and_oci_tag_bumps_are_info_a_tag_s_new_form_a_warning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     release = """
@@ -1925,6 +1925,18 @@ def test_chart_major_bumps_and_oci_tag_bumps_are_info(
     assert said["message"].startswith(
         "OCIRepository flux-system/manifests: tag 2.0.0 -> 3.0.0 changes the major version "
         "(2 -> 3) of the chart HelmRelease flux-system/web uses")
+    # a `v` the old tag had not, or the reverse: a warning (new-user trial seventy-nine D6,
+    # reloader's 2.2.3 -> v2.2.4, an info); a tag that is no version, as before
+    prefixed = repo.commit({"oci.yaml": oci.format(tag="v3.0.1")})
+    code, found = review(repo, major, prefixed, capsys)
+    assert (code, verdicts(found)) == (0, [("warning", "oci.yaml", 7)])
+    assert found[0]["message"].startswith(
+        "OCIRepository flux-system/manifests: tag 3.0.0 -> v3.0.1 adds a `v` the old tag has "
+        "not: the registry matches a tag exactly")
+    assert found[0]["fix"] == ("Write the tag as the registry lists it (no `v`, as the old "
+                               "one), or check that the registry holds v3.0.1.")
+    named = repo.commit({"oci.yaml": oci.format(tag="main")})
+    assert verdicts(review(repo, prefixed, named, capsys)[1]) == [("info", "oci.yaml", 7)]
 
 
 # ---------------------------------------------------------------- diff --format json

@@ -671,6 +671,12 @@ def test_markdown_diff_is_collapsible_per_object(
     code, out, _ = run_cli(["diff", head, app, "--repo", str(repo.path), "--format",
                             "markdown"], capsys)
     assert "<details><summary>+ 1 object, 1 file added</summary>" in out
+    # named by its path, a file's entry says the path once (new-user trial seventy-nine W3)
+    assert "- kustomize file `apps/web/kustomization.yaml` (line 1)\n" in out
+    gone = repo.commit({"apps/web/kustomization.yaml": None, "apps/web/cm.yaml": None})
+    out = run_cli(["diff", app, gone, "--repo", str(repo.path), "--format", "markdown"],
+                  capsys)[1]
+    assert "- kustomize file `apps/web/kustomization.yaml`\n" in out
 
 
 @pytest.mark.parametrize(("base", "head"), [

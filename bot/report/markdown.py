@@ -342,7 +342,11 @@ def _entry_line(group: Alike) -> str:
     if (said := shown_status(entry)) != status:
         return f"- {ref} ({READ_WHY[said]})"
     if status == "removed":
+        if entry.get("base_file") == name:  # (a file's entry, named by its path: trial
+            return f"- {ref}"  # seventy-nine W3 read the path twice)
         return f"- {ref} (was in {md_code(str(entry.get('base_file')), False)})"
+    if entry.get("file") == name:
+        return f"- {ref} (line {entry.get('line') or 1})"
     where = f"{entry.get('file')}:{entry.get('line') or 1}"
     return f"- {ref} in {md_code(where, False)}"
 

@@ -60,6 +60,22 @@ def version_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
                     "(helm template, flux diff) before merging.",
                 kind="chart-major",
             )
+        elif was is not None and now is not None and None not in (
+                _prefix(str(was)), _prefix(str(now))) and _prefix(str(was)) != _prefix(str(now)):
+            # (new-user trial seventy-nine D6: reloader's `2.2.3` -> `v2.2.4`, an info)
+            written = "adds a `v` the old tag has not" if _prefix(str(now)) else (
+                "drops the `v` the old tag has")
+            yield Violation(
+                new, tag,
+                f"OCIRepository {object_name(new)}: tag {was} -> {now} {written}: the registry "
+                "matches a tag exactly (a chart's is its version as pushed), so where it holds "
+                f"{str(now).removeprefix('v') if _prefix(str(now)) else 'v' + str(now)} and not "
+                f"{now}, source-controller fails to pull it and everything built from this "
+                f"artifact stays at {was}",
+                fix=f"Write the tag as the registry lists it ({'' if _prefix(str(was)) else 'no '}"
+                    "`v`, as the old one), or check that the registry holds "
+                    f"{now}.",
+                kind="oci-tag-form", doubt=f"whether the registry holds the tag {now}")
         elif was is not None and now is not None and str(was) != str(now):
             yield Violation(
                 new, tag,
@@ -71,6 +87,15 @@ def version_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
                 kind="oci-tag",
             )
 
+
+
+_VERSION_TAG = re.compile(r"v?[0-9]+(\.[0-9]+)*([-+.].*)?")
+
+
+def _prefix(tag: str) -> bool | None:
+    """Whether a version tag is written with a ``v`` (``v2.2.4``), or None for a tag that is
+    no version (``latest``, ``main``)."""
+    return tag.startswith("v") if _VERSION_TAG.fullmatch(tag) else None
 
 
 def _chart_users(head: Model, source: KObject) -> list[KObject]:
