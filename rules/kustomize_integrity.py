@@ -1282,6 +1282,9 @@ def _waves_before_their_namespace(model: Model) -> Iterator[Violation]:
             continue
         earlier.sort(key=lambda e: (e[0], e[1].ref))
         (phase, wave), obj = earlier[0]
+        # (an object of a kind its CRD scopes to the cluster has no namespace, whatever the
+        # Application's destination: new-user trial seventy-eight W5 read "default/...")
+        spaced = obj.namespace if first.get(("spec", "scope")) != "Cluster" else None
         more = f" and {len(earlier) - 1} more" if len(earlier) > 1 else ""
         waved = ARGO_WAVE in first.annotations
         # (the phase an earlier hook runs in: a PreSync hook's wave is its phase's own)
@@ -1290,7 +1293,7 @@ def _waves_before_their_namespace(model: Model) -> Iterator[Violation]:
             first, ("metadata", "annotations", ARGO_WAVE) if waved else ("metadata", "name"),
             f"{what} is in sync wave {mine[1]}" + ("" if waved else " (it names none)")
             + f", after {obj.kind} "
-            f"{obj.namespace + '/' if obj.namespace else ''}{obj.name}{more}, which "
+            f"{spaced + '/' if spaced else ''}{obj.name}{more}, which "
             f"{'its Application applies' if len(syncs) == 1 else 'its Applications apply'}"
             f" in {step}: Argo CD applies wave by wave, so at the first sync "
             f"the apply of {obj.kind} {obj.name} finds {needs} and the sync stops before the "

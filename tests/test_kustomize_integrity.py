@@ -4542,6 +4542,13 @@ spec:
                  "whether the cluster already holds Namespace shop from an earlier sync (then "
                  "only a new cluster's first sync stops).")
     assert got == ([crd, namespace] if found else [crd])
+    # a kind its CRD scopes to the cluster: its object is named without a namespace (new-user
+    # trial seventy-eight W5 read "ModelMirror default/qwen2-5-14b-instruct-awq")
+    write(tmp_path, {"app/crd.yaml": (tmp_path / "app/crd.yaml").read_text().replace(
+        "scope: Namespaced", "scope: Cluster")})
+    (scoped,) = [f.message for f in lint(tmp_path).findings if f.kind == "wave-order"
+                 and f.file == "app/crd.yaml"]
+    assert "after Widget w, which its Application" in scoped
 
 
 def test_a_namespace_of_no_wave_after_objects_of_negative_waves_stops_the_first_sync(
