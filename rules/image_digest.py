@@ -84,6 +84,9 @@ Findings, by kind:
   the digest did not. The digest wins at pull time, so the old image still runs and the new
   tag lies. Only `reviewbot review` sees both trees; `reviewbot lint` sees one and checks
   presence and form only.
+- `pin-dropped` (error, review only): the base branch pinned a container's image by digest
+  and the PR writes it with a tag alone: a regression of what the manifest says runs (in
+  place of the head's `unpinned` warning).
 
 Images a build tool supplies at deploy time are not judged: an image a `skaffold.yaml`
 builds (`build.artifacts[].image`, profiles too; skaffold replaces every reference to that
@@ -219,7 +222,7 @@ OPTIONS = (
            "Repositories (glob patterns, e.g. registry.local/*) whose tags may float."),
 )
 SEVERITIES = {"malformed": "error", "floating": "error", "unpinned": "warning",
-              "placeholder": "warning", "tag-moved": "error"}
+              "placeholder": "warning", "tag-moved": "error", "pin-dropped": "error"}
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 READS = "image"  # each finding depends on its container's image reference, nothing else of it
 UNRESOLVED = ("${", "$(", "{{")
@@ -792,6 +795,21 @@ def moved_tags(
         for c in pod.containers:
             ref = image_ref(c)
             old = before.get((pod.name, c.role, c.name))
+            if ref is not None and old is not None and old.digest and not ref.digest and (
+                    ref.tag and not moving_tag(ref.tag) and not any(
+                        mark in ref.text for mark in UNRESOLVED)):
+                # (new-user trials seventy-eight D6, seventy-nine D7: a pinned image's digest
+                # dropped with its tag's bump, a warning like any image never pinned)
+                _, tag_path, _ = _paths(c)
+                yield Violation(
+                    pod.obj, tag_path,
+                    f"{_pod_and_container(pod, c)}: image {old.text[:old.text.index('@') + 20]}"
+                    f"... -> {ref.text}: this change drops the digest the image was pinned by; "
+                    "the tag can be re-pointed, so the manifest no longer says what runs",
+                    fix=f"Pin {ref.name}:{ref.tag} by its digest: {ref.name}:{ref.tag}"
+                        "@sha256:<digest>.",
+                    kind="pin-dropped")
+                continue
             if ref is None or old is None or not tag_moved(old.text, ref.text):
                 continue
             _, tag_path, _ = _paths(c)

@@ -242,6 +242,19 @@ def test_tag_moved_with_the_same_digest_is_a_diff_time_finding(
     moved = repo.commit({"a.yaml": deployment("vllm", f"vllm/vllm-openai:v0.16.0@{OTHER}")})
     code, data, _ = review(repo, head, moved, capsys)
     assert (code, data["findings"]) == (0, [])
+    # the digest dropped with the bump: an error of the change, in place of the head's
+    # `unpinned` warning (new-user trials seventy-eight D6, seventy-nine D7)
+    dropped = repo.commit({"a.yaml": deployment("vllm", "vllm/vllm-openai:v0.17.0")})
+    code, data, _ = review(repo, moved, dropped, capsys)
+    assert (code, [(f["rule"], f["severity"], f["line"], f["new"]) for f in data["findings"]]) == (
+        1, [("image-digest", "error", 14, True)])
+    assert data["findings"][0]["message"].endswith(
+        "vllm/vllm-openai:v0.17.0: this change drops the digest the image was pinned by; the "
+        "tag can be re-pointed, so the manifest no longer says what runs")
+    # (a bump of a tag never pinned: the head's warning, existing, as before)
+    code, data, _ = review(repo, dropped, repo.commit({"a.yaml": deployment(
+        "vllm", "vllm/vllm-openai:v0.18.0")}), capsys)
+    assert (code, data["findings"]) == (0, [])
 
 
 def test_tag_moved_compares_the_same_clusters_copy(

@@ -282,6 +282,8 @@ TOLD_BY: dict[tuple[str, str], tuple[str, ...]] = {
     ("netpol-pairing", "dependency-missing"): ("dependency-missing",),
     # (new-user trial forty-seven: a patch whose target the change renamed away)
     ("kustomize-integrity", "patch-dropped"): ("idle-patch",),
+    # (new-user trials seventy-eight D6, seventy-nine D7: the digest a change drops)
+    ("image-digest", "pin-dropped"): ("unpinned",),
     # (new-user trials sixty-six W3, sixty-seven D4: a reference to what the change renamed)
     ("kustomize-integrity", "dependency"): ("dependency",),
     ("kustomize-integrity", "source"): ("source",),
