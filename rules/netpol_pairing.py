@@ -4988,18 +4988,28 @@ def _admit_edits(net: Network, targets: Sequence[int], source_ns: str,
     if len(found) != 1:
         return ()
     policy = net.policies[found[0]]
-    if policy.obj.kind != "NetworkPolicy" or policy.namespace == source_ns:
+    cilium = policy.obj.kind == "CiliumNetworkPolicy" and policy.spec_path == ("spec",)
+    if policy.obj.kind != "NetworkPolicy" and not cilium or policy.namespace == source_ns:
         return ()
     unsafe = not set(net.subjects(policy)) <= set(targets) or built_beyond(net.model, policy.obj)
     rule: dict[str, Any] = {"from": [{"namespaceSelector": {"matchLabels": {
         "kubernetes.io/metadata.name": source_ns}}}]}
+    items: list[dict[str, Any]] = []
     if isinstance(ports, list) and ports:  # the protocol said (TCP when omitted): the same
-        rule["ports"] = [  # rule whether an egress rule or a call's ports asked for it
+        items = [  # rule whether an egress rule or a call's ports asked for it
             {"protocol": p.get("protocol", "TCP"),
              **{k: v for k, v in p.items() if k != "protocol"}}
             for p in ports if isinstance(p, dict)]
+        rule["ports"] = items
     elif ports is not None:
         return ()
+    if cilium:  # (new-user trial seventy-nine D8: a CiliumNetworkPolicy's destination got
+        # no fix) its own rule: the namespace's pods as endpoints, the ports as `toPorts`
+        rule = {"fromEndpoints": [{"matchLabels": {"io.kubernetes.pod.namespace": source_ns}}]}
+        if items:
+            rule["toPorts"] = [{"ports": [
+                {"port": str(p.get("port")), "protocol": p["protocol"],
+                 **({"endPort": p["endPort"]} if "endPort" in p else {})} for p in items]}]
     return (edit(policy.obj, ("spec", "ingress"), "append", rule, unsafe=unsafe),)
 
 

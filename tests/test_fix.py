@@ -249,6 +249,24 @@ spec:
     assert "+        - protocol: TCP\n+          port: 5432\n" in diff
 
 
+def test_the_missing_ingress_rule_of_a_cilium_policy_is_written_as_cilium_s(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial seventy-nine D8: the destination isolated by a CiliumNetworkPolicy got
+    no fix, even with --unsafe-fixes: its rule is written as Cilium's (the namespace's pods
+    as `fromEndpoints`, the ports as `toPorts`)."""
+    (tmp_path / "all.yaml").write_text(CALL_TO_DB.replace(
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: default-deny, "
+        "namespace: db}\nspec:\n  podSelector: {}\n  policyTypes: [Ingress]\n",
+        "apiVersion: cilium.io/v2\nkind: CiliumNetworkPolicy\nmetadata: {name: db, namespace: "
+        "db}\nspec:\n  endpointSelector: {matchLabels: {app: db}}\n  ingress:\n"
+        "    - fromEndpoints: [{matchLabels: {app: db}}]\n"))
+    _, diff = _run(tmp_path, "--fix", "--diff", "--rule", "netpol-pairing", capsys=capsys)
+    assert ("+    - fromEndpoints:\n+        - matchLabels:\n"
+            "+            io.kubernetes.pod.namespace: web\n+      toPorts:\n+        - ports:\n"
+            "+            - port: \"5432\"\n+              protocol: TCP\n") in diff, diff
+
+
 def test_an_ingress_rule_that_would_admit_more_than_the_finding_is_an_unsafe_fix(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
