@@ -803,6 +803,15 @@ def _rendered_backends_denied(net: Network, view: Model) -> Iterator[Violation]:
             target_text = ", ".join(f"{port.protocol} {t}" for t in sorted(targets))
             what = "route" if backend.values_key == "route" else "Ingress"
             obj = release.obj
+            single = [lo for protocol, spans in admitted.by_protocol for lo, hi in spans
+                      if lo == hi and protocol == port.protocol]
+            back = ("or point the Service's port back at one it admits." if not (
+                port.target_port == port.port and len(single) == 1) else
+                # (new-user trial seventy-nine D4: linkding's Service port moved to 80, the
+                # app on 9090; the fix said only to admit 80, where nothing listens)
+                f"or, if its pods listen on {port.protocol} {single[0]}, give the Service's "
+                f"port {port.port} targetPort: {single[0]} (without one it sends to "
+                f"{port.port} itself).")
             yield Violation(
                 obj, backend.at,
                 f"{obj.kind} {obj.namespace}/{obj.name}: its {what} {backend.ingress} sends "
@@ -812,7 +821,7 @@ def _rendered_backends_denied(net: Network, view: Model) -> Iterator[Violation]:
                 f"{admitted or 'nothing'}): the gateway's requests for it are dropped",
                 kind="backend-denied",
                 fix=f"Admit {target_text} in an ingress rule of {(admitting or described)[0]}, "
-                    "or point the Service's port back at one it admits.",
+                    + back,
                 doubt=_doubt(net, pods))
 
 

@@ -1120,6 +1120,22 @@ spec:
         "CiliumNetworkPolicy apps/echo admits from any peer (they admit TCP 9090): the gateway's "
         "requests for it are dropped")]
     assert found("8080") == []
+    assert [f.fix for f in lint_text(tmp_path / "fixed", OCI.replace("VERSION", "4.1.1") + "---"
+                                     + route + policy.replace("PORT", "9090"),
+                                     only=["netpol-pairing"]).findings
+            if f.kind == "backend-denied"] == [
+        "Admit TCP 8080 in an ingress rule of CiliumNetworkPolicy apps/echo, or point the "
+        "Service's port back at one it admits."]
+    # a Service port of no targetPort sends to its own number: the fix names the targetPort
+    # the policy's one port asks for (new-user trial seventy-nine D4: linkding's port moved
+    # to 80, the app on 9090, "Admit TCP 80" where nothing listens)
+    bare = route.replace("http: {port: 80, targetPort: 8080}", "http: {port: 80}")
+    result = lint_text(tmp_path / "bare", OCI.replace("VERSION", "4.1.1") + "---" + bare
+                       + policy.replace("PORT", "9090"), only=["netpol-pairing"])
+    assert [f.fix for f in result.findings if f.kind == "backend-denied"] == [
+        "Admit TCP 80 in an ingress rule of CiliumNetworkPolicy apps/echo, or, if its "
+        "pods listen on TCP 9090, give the Service's port 80 targetPort: 9090 (without one it "
+        "sends to 80 itself)."]
 
 
 def test_an_app_template_pod_a_default_deny_cuts_off_dns_is_an_error(tmp_path: Path) -> None:
