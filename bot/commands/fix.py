@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from reviewbot.commands.common import lint_tree, make_report
@@ -34,7 +35,7 @@ def fix_command(args: argparse.Namespace) -> int:
     if args.diff:
         text = unified_diff(outcome)
         emit(text, args.output)
-        _summary(outcome, written=False)
+        _summary(outcome, written=False, only=args.rule)
         return 1 if text else 0
     for path, text in sorted(outcome.texts.items()):
         target = Path(tree.root) / path
@@ -43,7 +44,7 @@ def fix_command(args: argparse.Namespace) -> int:
             target.write_bytes(encode(original, text))
         except OSError as exc:
             raise ReviewbotError(f"cannot write {path}: {exc.strerror}") from exc
-    _summary(outcome, written=True)
+    _summary(outcome, written=True, only=args.rule)
     final = outcome.result or result
     if args.rule:
         final.findings = [f for f in final.findings if f.rule in args.rule]
@@ -122,7 +123,7 @@ def _line(mark: str, text: str) -> str:
     return mark + term(body[:len(body) - len(cr)], tabs=True) + cr + end
 
 
-def _summary(outcome: FixOutcome, written: bool) -> None:
+def _summary(outcome: FixOutcome, written: bool, only: Sequence[str] | None = None) -> None:
     n, files = len(outcome.fixed), len(outcome.texts)
     verb = "fixed" if written else "would fix"
     text = f"reviewbot: {verb} {n} finding{'s' if n != 1 else ''}"
@@ -133,11 +134,18 @@ def _summary(outcome: FixOutcome, written: bool) -> None:
         text += f"; {k} more with --unsafe-fixes"
     # what stays, and why (new-user trial seventy-six W10 read "would fix 0 findings" of a
     # tree with 2 errors, and nothing more)
+    skipped = {f.identity for f in outcome.unsafe_skipped}
     left = [f for f in (outcome.result.findings if outcome.result is not None else ())
-            if f.severity in ("error", "warning")]
-    rest = len(left) - len(outcome.unsafe_skipped)
-    if rest > 0:
-        text += (f"; {rest} error{'s' if rest != 1 else ''} or warning"
-                 f"{'s stay' if rest != 1 else ' stays'}: no mechanical fix, or one that a "
-                 "lint of the fixed tree did not pass (the fix is said in `reviewbot lint`)")
+            if f.severity in ("error", "warning") and f.identity not in skipped
+            and (not only or f.rule in only)]  # (what `--rule` asked to fix)
+    # (which of the two reasons: new-user trial seventy-eight W4 read one sentence for both)
+    tried = sum(1 for f in left if f.edits)
+    bare = len(left) - tried
+    if bare:
+        text += (f"; {bare} error{'s' if bare != 1 else ''} or warning"
+                 f"{'s have' if bare != 1 else ' has'} no mechanical fix (the fix is said in "
+                 "`reviewbot lint`)")
+    if tried:
+        text += (f"; {tried} fix{'es' if tried != 1 else ''} not written: a lint of the fixed "
+                 "tree did not pass (the fix would leave its finding or add another)")
     print(text, file=sys.stderr)
