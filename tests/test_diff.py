@@ -834,11 +834,11 @@ def test_an_object_two_clusters_build_apart_names_each_cluster_s_build(
                         "overlays/staging/kustomization.yaml": overlay.format(tag="2.0")})
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
     headers = [line for line in out.splitlines() if line.startswith("~ Deployment")]
-    assert headers == [
-        "~ Deployment/apps/web  modified  base/web.yaml:1  (in Flux Kustomization "
-        "flux-system/apps of cluster clusters/prod)",
-        "~ Deployment/apps/web  modified  base/web.yaml:1  (in Flux Kustomization "
-        "flux-system/apps of cluster clusters/staging)"]
+    assert headers == [  # (at the entry each overlay sets the image with: trial 78 W1)
+        "~ Deployment/apps/web  modified  overlays/prod/kustomization.yaml:2 (object of "
+        "base/web.yaml)  (in Flux Kustomization flux-system/apps of cluster clusters/prod)",
+        "~ Deployment/apps/web  modified  overlays/staging/kustomization.yaml:2 (object of "
+        "base/web.yaml)  (in Flux Kustomization flux-system/apps of cluster clusters/staging)"]
     # (the image each overlay's `images` entry sets: there, not at the base's line)
     assert "image  (set in overlays/prod/kustomization.yaml:2)" in out
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", base,
@@ -873,8 +873,8 @@ def test_an_object_two_clusters_build_changed_in_one_names_that_cluster_s_build(
     head = repo.commit({"overlays/prod/kustomization.yaml": overlay.format(tag="1.1")})
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
     assert [line for line in out.splitlines() if line.startswith("~ Deployment")] == [
-        "~ Deployment/apps/web  modified  base/web.yaml:1  (in Flux Kustomization "
-        "flux-system/apps of cluster clusters/prod)"]
+        "~ Deployment/apps/web  modified  overlays/prod/kustomization.yaml:2 (object of "
+        "base/web.yaml)  (in Flux Kustomization flux-system/apps of cluster clusters/prod)"]
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", base,
                             head], capsys)
     assert [e.get("builds") for e in json.loads(out)["diff"] if e["kind"] == "Deployment"] == [
@@ -1516,6 +1516,12 @@ def test_a_field_an_overlay_patch_sets_is_placed_in_the_patch(
     assert (entry["file"], entry["line"]) == ("base/web.yaml", 8)
     code, out, _ = run_cli(["diff", base, head, "--repo", str(repo.path)], capsys)
     assert "env.C  (set in overlays/dev/env.yaml:11)" in out
+    assert "modified  base/web.yaml:8\n" in out  # (a change of its own file: its line)
+    # every change a patch's: the header names the patch's line (new-user trial
+    # seventy-eight W1 read the base file's first line)
+    only = repo.commit({"overlays/dev/env.yaml": patch.replace('value: "3"', 'value: "4"')})
+    out = run_cli(["diff", head, only, "--repo", str(repo.path)], capsys)[1]
+    assert "modified  overlays/dev/env.yaml:11 (object of base/web.yaml)\n" in out, out
 
 
 def test_a_field_the_head_lacks_is_set_in_no_patch(

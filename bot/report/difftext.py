@@ -235,6 +235,12 @@ def object_header(entry: Mapping[str, Any], group: Alike | None = None) -> tuple
             where += f", {term(str(base_file))} -> {term(str(file))}"
     else:
         where = f"{term(str(file))}:{entry.get('line') or 1}"
+        changes = [c for c in entry.get("changes") or () if isinstance(c, Mapping)]
+        if status == "modified" and changes and all(c.get("file") for c in changes):
+            # every change is a patch's (new-user trial seventy-eight W1: the header named
+            # the base file's first line, the change at prod's patch)
+            where = (f"{term(str(changes[0]['file']))}:{changes[0].get('line') or 1} "
+                     f"(object of {term(str(file))})")
     return mark, f"{ref}  {shown}  {where}"
 
 
