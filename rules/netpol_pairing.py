@@ -4851,11 +4851,9 @@ def _served_ports(net: Network, d: int) -> set[tuple[int, str]] | None:
     none), or None when no Service selects it or one targets a port by name."""
     from reviewbot.model.releases import every_service
 
-    pod = net.pods[d]
     found: set[tuple[int, str]] = set()
     for service in every_service(net.model):
-        if service.namespace != pod.namespace or not service.selector or any(
-                pod.labels.get(k) != v for k, v in service.selector.items()):
+        if service.namespace != net.pods[d].namespace or d not in net.service_pods(service):
             continue
         for port in service.ports:
             if not isinstance(port.target_port, int):
