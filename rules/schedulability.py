@@ -921,7 +921,7 @@ def _no_surge_room(quota: KObject, key: str, value: Any, allowed: Fraction, tota
     for pod, n, one in asked:
         strategy = pod.strategy
         if (pod.kind != "Deployment" or strategy is None or strategy.type != "RollingUpdate"
-                or stops_first(pod, strategy)):
+                or stops_first(pod, strategy, n)):
             continue
         surge = surge_pods(strategy.max_surge, n)
         if not surge or total + one * surge <= allowed:

@@ -1093,6 +1093,28 @@ def test_a_quota_without_room_for_the_surge_pod_stops_every_rollout(
             "strategy to Recreate), or raise spec.hard.limits.memory to at least 6Gi.")
 
 
+@pytest.mark.parametrize(("floor", "memory", "found"), [
+    (4, "1Gi", []),  # 25% of 4 is 1: an old pod stops first, its 1Gi frees the room
+    (3, "1200Mi", [("schedulability[quota-surge]", 7)]),  # 25% of 3 rounds down to 0
+])
+def test_the_surge_of_a_scaled_deployment_is_counted_at_its_autoscaler_s_floor(
+        tmp_path: Path, floor: int, memory: str, found: list[tuple[str, int]]) -> None:
+    """New-user trial eighty D1: replicas 2 written, an HPA's minReplicas 4 (1Gi each, a 4Gi
+    quota): the error said "maxUnavailable 25%: 0 of 4 pods", rounding 25% of the 2 written.
+    The Deployment controller rounds from the pods it runs, the floor's: 1, the old pod
+    stops first and the rollout finishes."""
+    hpa = ("---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\n"
+           "metadata: {name: api, namespace: api}\n"
+           "spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}\n"
+           f"  minReplicas: {floor}\n  maxReplicas: {floor}\n")
+    text = QUOTA + quota_pod("api", SET.replace("2Gi", memory), replicas=2) + hpa
+    result = lint_text(tmp_path, text, only=["schedulability"])
+    assert checks(result) == found
+    if found:
+        assert "(maxSurge 25%, maxUnavailable 25%: 0 of 3 pods, the defaults)" in (
+            result.findings[0].message)
+
+
 def test_a_review_that_raises_replicas_past_a_quota_says_it_at_the_replicas(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

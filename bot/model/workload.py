@@ -824,13 +824,16 @@ def surge_field(pod: PodTemplate, strategy: Strategy) -> Path:
     return strategy.path
 
 
-def stops_first(pod: PodTemplate, strategy: Strategy) -> bool:
+def stops_first(pod: PodTemplate, strategy: Strategy, replicas: int | None = None) -> bool:
     """A Deployment's RollingUpdate (KServe's and chart values' alike) whose maxUnavailable
-    lets an old pod stop before its replacement is ready. Operators' rollouts (LeaderWorkerSet
-    groups, Argo Rollouts) and DaemonSets keep their own rules."""
+    lets an old pod stop before its replacement is ready, of ``replicas`` pods (its written
+    replicas unless given: an autoscaler's floor, which a percentage rounds down from;
+    new-user trial eighty D1 read 25% of an HPA's 4 pods from the 2 written). Operators'
+    rollouts (LeaderWorkerSet groups, Argo Rollouts) and DaemonSets keep their own rules."""
     return (strategy.type == "RollingUpdate" and strategy.unit == 1 and pod.controller is None
-            and pod.kind != "DaemonSet"
-            and (unavailable_pods(strategy.max_unavailable, pod.replicas) or 0) >= 1)
+            and pod.kind != "DaemonSet" and (unavailable_pods(
+                strategy.max_unavailable, pod.replicas if replicas is None else replicas)
+                or 0) >= 1)
 
 
 
