@@ -282,7 +282,9 @@ A last check asks that every selector select something.
   pods' NetworkPolicies admits from any peer at all: whoever the controller is, every
   request of that path is dropped ("sends to TCP 3000 of web/web, which no ingress rule of
   NetworkPolicy web/default-deny, web/web admits from any peer (they admit TCP 8080)": a
-  container port moved under a `targetPort` name, the policy's number kept). Pods a chart or
+  container port moved under a `targetPort` name, the policy's number kept); where a
+  policy of the namespace whose pod selector matches no pod at all would admit it, that
+  selector is the cause, named in the message and the fix. Pods a chart or
   a failing build makes, pods a Cilium or chart-rendered policy isolates, and trees with
   AdminNetworkPolicies are not judged. The routes and Ingresses an app-template release
   renders are judged alike, with Cilium policies too (a rule of no peer, `ingress: [{}]`,
@@ -692,7 +694,7 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
     followed it, the policy kept 8080: "no new problems"). Pods a chart or a failing build
     makes, and trees with admin policies (which may allow it), are not judged."""
     from reviewbot.netpol.ingress import backends, ingress_objects
-    from reviewbot.netpol.sets import union_all
+    from reviewbot.netpol.sets import Conns, union_all
 
     objects = [o for o in ingress_objects(view) if o.kind == "Ingress"]
     if not objects or net.admin is not None:
@@ -732,17 +734,32 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
             at = (*backend.path, "port", "name" if isinstance(backend.port, str) else "number")
             if obj.get(at) is None:  # (extensions/v1beta1's backend)
                 at = (*backend.path, "servicePort")
-            yield Violation(
+            # a policy that would admit it selects no pod at all: that selector is the cause
+            # (new-user trial eighty D2: `app: storefont`, the fix said to open default-deny)
+            astray = _selecting_astray(net, [d], None, union_all(
+                Conns.ports(port.protocol, t, t) for t in targets))
+            found_at = Violation(
                 obj, at,
                 f"Ingress {namespace}/{obj.name}: its backend Service {backend.service} {via} "
                 f"sends to {target_text} of {what}, which no ingress rule of "
-                f"NetworkPolicy {', '.join(policies)} admits from any peer (they admit {said}): "
-                "the ingress "
-                "controller's requests for this path are dropped",
+                f"NetworkPolicy {', '.join(policies)} admits from any peer (they admit {said})"
+                + (f" ({astray[0].described} would: its {_field(astray[0], None)} "
+                   f"{astray[0].selector.describe()} selects no pod of {what})" if astray
+                   else "")
+                + ": the ingress controller's requests for this path are dropped",
                 kind="backend-denied",
-                fix=f"Admit {target_text} from the ingress controller in an ingress rule of "
+                fix=f"Make the {_field(astray[0], None)} of {astray[0].described} match {what} "
+                    f"({astray[1]})." if astray else
+                    f"Admit {target_text} from the ingress controller in an ingress rule of "
                     f"NetworkPolicy {admitting[0]}, or point the Service's targetPort back at a "
                     "port it admits.")
+            if astray:  # (and at that selector, where a review comments when the change
+                # wrote it)
+                where = astray[0].selector_path
+                found_at = replace(found_at, others=(replace(
+                    found_at, obj=astray[0].obj, path=where,
+                    key=f"{format_path(where)} -> {format_path(at)}"),))
+            yield found_at
 
 
 def _unadmitted_targets(net: Network, pods: Sequence[int], port: ServicePort
@@ -4757,13 +4774,14 @@ def _ingress_hint(net: Network, targets: Sequence[int], src_ns: Sequence[str]
     return None
 
 
-def _selecting_astray(net: Network, targets: Sequence[int], sources: Sequence[int],
+def _selecting_astray(net: Network, targets: Sequence[int], sources: Sequence[int] | None,
                       conns: Conns) -> tuple[Policy, str] | None:
     """A policy of the destinations' namespace whose pod selector matches no pod at all, one
     of whose ingress rules admits every caller on ``conns`` were it to select them: the cause of
     the refusal is that selector (new-user trial forty-five: `app.kubernetes.io/name: vlm`,
     and the fix said to add the ingress rule the policy holds); (the policy, the labels
-    the first destination carries for its selector's keys), or None."""
+    the first destination carries for its selector's keys), or None. ``sources`` None:
+    callers not known (an ingress controller), any rule admitting ``conns`` from a peer."""
     first = net.pods[targets[0]]
     for policy in net.policies:
         if policy.namespace != first.namespace or not policy.ingress or (
@@ -4774,8 +4792,9 @@ def _selecting_astray(net: Network, targets: Sequence[int], sources: Sequence[in
         for rule in policy.ingress:
             if not net.rule_conns(rule, targets[0]).overlaps(conns):
                 continue
-            if rule.peers is None or all(any(s in net.peer_pods(p, policy.namespace)
-                                             for p in rule.peers) for s in sources):
+            if rule.peers is None or (rule.peers if sources is None else all(
+                    any(s in net.peer_pods(p, policy.namespace) for p in rule.peers)
+                    for s in sources)):
                 keys = [k for k, _ in policy.selector.pairs]
                 labels = ", ".join(f"{k}={first.labels[k]}" for k in keys if k in first.labels)
                 if labels:

@@ -2850,3 +2850,18 @@ def test_callers_of_other_namespaces_than_the_one_named_are_named_too(tmp_path: 
     found = run(tmp_path, TWO_WEBS)
     assert [f.message.split(":")[0] for f in found.findings
             if f.kind == "egress-unmatched"] == ["shop-staging/web and shop-prod/web"]
+
+
+def test_an_ingress_backend_denied_by_a_policy_selecting_no_pod_names_that_selector() -> None:
+    """New-user trial eighty D2: the policy admitting the ingress controller selects
+    `app: wbe`; the error's fix said to admit the port in default-deny, the one policy no one
+    should widen, and never named the typo its own warning found."""
+    result = lint_dir(ROOT / "tests/fixtures/netpol-pairing/fail/ingress-selector-typo",
+                      only=[RULE])
+    [denied] = [f for f in result.findings if f.kind == "backend-denied"]
+    assert denied.message.endswith(
+        "which no ingress rule of NetworkPolicy web/default-deny admits from any peer (they "
+        "admit nothing) (NetworkPolicy web/web would: its podSelector app=wbe selects no pod "
+        "of web/web): the ingress controller's requests for this path are dropped")
+    assert denied.fix == "Make the podSelector of NetworkPolicy web/web match web/web (app=web)."
+    assert [(o.file.rsplit("/", 1)[-1], o.line) for o in denied.others] == [("web.yaml", 71)]
