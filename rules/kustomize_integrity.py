@@ -327,8 +327,11 @@ reviewbot checks every `kustomization.yaml` in the tree:
   fails the template on a file that is not there, so the Application syncs nothing;
   so does another source's `$ref/path` where that `ref` source's repository and revision
   are this tree's (other Applications' paths resolve here): Argo CD reads it from the
-  root of that repository; not judged with `ignoreMissingValueFiles: true`, nor for a
-  URL, a `ref` source of another repository, an absolute or a templated entry;
+  root of that repository; and so is an ApplicationSet's `$ref/path` entry as its
+  evaluated generators fill it for each Application it generates of a Helm repository's
+  chart (`values-{{.env}}.yaml`, at the template's entry, naming the Application); not
+  judged with `ignoreMissingValueFiles: true`, nor for a URL, a `ref` source of another
+  repository, an absolute entry or one a generator does not fill;
 - a Flux HelmRelease's `spec.chart.spec.valuesFiles` entry names a file of the tree, where
   its chart is a folder of this repository (`missing`): source-controller reads it from the
   GitRepository's root and cannot package the chart without it, so the release is not
@@ -3862,38 +3865,72 @@ def _argo_value_files(model: Model, index: TreeIndex, graph: Graph) -> Iterator[
             here = _argo_sources(model, index, graph)[1]
         yield from _ref_value_files(obj, spec if isinstance(spec, dict) else {}, here or {},
                                     index, graph)
-        for at, source in argo_sources(spec if isinstance(spec, dict) else {}):
-            path, helm = source.get("path"), dict_of(source.get("helm"))
-            files = helm.get("valueFiles")
-            if not isinstance(path, str) or not isinstance(files, list) or source.get(
-                    "chart") or helm.get("ignoreMissingValueFiles") is True:
+        yield from _chart_value_files(obj, spec if isinstance(spec, dict) else {}, index, graph)
+    yield from _generated_value_files(model, index, graph)
+
+
+def _generated_value_files(model: Model, index: TreeIndex, graph: Graph
+                           ) -> Iterator[Violation]:
+    """:func:`_argo_value_files` of each Application an applied ApplicationSet generates
+    that installs a chart of a Helm repository (:attr:`~reviewbot.model.reach.Reach.
+    generated_charts`), its template's entries filled by the generator's parameters (new-
+    user trial eighty D3: `$values/.../values-{{.env}}.yaml`, values-staging.yaml renamed,
+    "no new findings"), at the template's entry, once per file."""
+    reach = model.derived.get("reach")
+    generated = reach.generated_charts if reach is not None else {}
+    if not generated:
+        return
+    here = _argo_sources(model, index, graph)[1]
+    seen: set[tuple[Any, ...]] = set()
+    for obj in model.of_kind("ApplicationSet"):
+        if obj.group != ARGO_GROUP or obj.file in model.unapplied:
+            continue
+        for app, filled in generated.get((obj.file, obj.name), ()):
+            for found in _ref_value_files(obj, filled, here, index, graph, app):
+                key = (found.path, found.message)
+                if key not in seen:
+                    seen.add(key)
+                    yield found
+
+
+def _chart_value_files(obj: KObject, spec: Mapping[str, Any], index: TreeIndex,
+                       graph: Graph) -> Iterator[Violation]:
+    """:func:`_argo_value_files`' entries of a chart folder of this repository (its source
+    ``path``): Argo CD joins each to that folder."""
+    for at, source in argo_sources(spec):
+        path, helm = source.get("path"), dict_of(source.get("helm"))
+        files = helm.get("valueFiles")
+        if not isinstance(path, str) or not isinstance(files, list) or source.get(
+                "chart") or helm.get("ignoreMissingValueFiles") is True:
+            continue
+        folder = graph.argo_folder(obj.file, path)
+        if folder is None or not index.covers(folder) or (
+                join(folder, "Chart.yaml") not in index.files):
+            continue
+        for j, entry in enumerate(files):
+            if not isinstance(entry, str) or not entry.strip() or entry.startswith(
+                    ("$", "/")) or "://" in entry or "{{" in entry or "${" in entry:
                 continue
-            folder = graph.argo_folder(obj.file, path)
-            if folder is None or not index.covers(folder) or (
-                    join(folder, "Chart.yaml") not in index.files):
+            target = join(folder, entry.strip())
+            if not index.covers(target) or target in index.files or graph.gitignored(
+                    target) or graph.written_by(target):
                 continue
-            for j, entry in enumerate(files):
-                if not isinstance(entry, str) or not entry.strip() or entry.startswith(
-                        ("$", "/")) or "://" in entry or "{{" in entry or "${" in entry:
-                    continue
-                target = join(folder, entry.strip())
-                if not index.covers(target) or target in index.files or graph.gitignored(
-                        target) or graph.written_by(target):
-                    continue
-                parent = posixpath.dirname(target)
-                near = near_path(entry.strip(), target, [*index.entries_in(parent)[1], parent])
-                yield _values_file_missing(
-                    obj, (*at, "helm", "valueFiles", j),
-                    f"helm.valueFiles[{j}]: {entry!r} does not exist in {folder}, the chart's "
-                    "folder Argo CD reads it from", near, "the chart's folder")
+            parent = posixpath.dirname(target)
+            near = near_path(entry.strip(), target, [*index.entries_in(parent)[1], parent])
+            yield _values_file_missing(
+                obj, (*at, "helm", "valueFiles", j),
+                f"helm.valueFiles[{j}]: {entry!r} does not exist in {folder}, the chart's "
+                "folder Argo CD reads it from", near, "the chart's folder")
 
 
 def _ref_value_files(obj: KObject, spec: Mapping[str, Any],
                      here: Mapping[tuple[str, str], set[str]], index: TreeIndex,
-                     graph: Graph) -> Iterator[Violation]:
+                     graph: Graph, app: str | None = None) -> Iterator[Violation]:
     """:func:`_argo_value_files`' ``$ref/path`` entries: Argo CD reads the file from the
     root of the ``ref`` source's repository at its revision; where that is this tree and no
-    root of it holds the file, Helm fails the template."""
+    root of it holds the file, Helm fails the template. ``app``: the name of the
+    Application ApplicationSet ``obj`` generates with ``spec`` (its template filled), where
+    the finding is placed at the template's entry."""
     sources = list(argo_sources(spec))
     refs = {str(s["ref"]): (url, str(s.get("targetRevision") or "HEAD").strip())
             for _, s in sources if isinstance(s.get("ref"), str) and s["ref"]
@@ -3904,7 +3941,7 @@ def _ref_value_files(obj: KObject, spec: Mapping[str, Any],
             continue
         for j, entry in enumerate(_list(helm.get("valueFiles"))):
             found = ref_value_file(entry)
-            if found is None or "{{" in entry or "${" in entry:
+            if found is None or "{{" in entry or "${" in entry or "}}" in entry:
                 continue
             ref, rest = found
             roots = here.get(refs.get(ref, ("", "")), set())
@@ -3921,15 +3958,25 @@ def _ref_value_files(obj: KObject, spec: Mapping[str, Any],
             yield _values_file_missing(
                 obj, (*at, "helm", "valueFiles", j),
                 f"helm.valueFiles[{j}]: {entry!r} names {target}, which does not exist in "
-                f"this repository (the {ref!r} source's)", near, "the repository")
+                f"this repository (the {ref!r} source's)", near, "the repository", app)
 
 
 def _values_file_missing(obj: KObject, at: tuple[Any, ...], what: str, near: str,
-                         among: str) -> Violation:
+                         among: str, app: str | None = None) -> Violation:
     """An Argo CD Application's values file Helm cannot read (``what``, at ``spec`` +
     ``at``): Helm fails, the Application syncs nothing; the fix names the file of a close
-    name, ``near``, else one of ``among``."""
+    name, ``near``, else one of ``among``. ``app``: the name of the Application
+    ApplicationSet ``obj`` generates (at its template's ``spec`` + ``at``)."""
     name = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
+    if app is not None:
+        return Violation(
+            obj, ("spec", "template", "spec", *at),
+            f"ApplicationSet {name} generates Application {app}, whose "
+            f"{what.replace(': ', ' ', 1)}, so Helm fails and {app} generates no "
+            "manifests: it syncs nothing until the file is there", kind="missing",
+            fix=(f"Point the entry at {near!r}, the file of a close name, " if near
+                 else f"Point the entry at a values file of {among}, ")
+            + "add the file, or set ignoreMissingValueFiles: true if it is optional.")
     return Violation(
         obj, ("spec", *at), f"{what}, so Helm fails and Application {name} generates no "
         "manifests: it syncs nothing until the file is there", kind="missing",

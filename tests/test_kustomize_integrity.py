@@ -793,6 +793,65 @@ def test_a_values_file_another_source_of_this_repository_lacks_is_missing(
         "Point the entry at 'values/postgres/values-prod.yaml', the file of a close name")
 
 
+def test_an_application_set_s_filled_values_file_that_is_gone_fails_that_application(
+        tmp_path: Path) -> None:
+    """New-user trial eighty D3: an ApplicationSet's list generator fills
+    `$values/platform/nginx/values-{{.env}}.yaml`; values-staging.yaml renamed to
+    values-stage.yaml, the element kept: staging's Helm fails, nothing of it syncs ("no new
+    findings"). At the template's entry, naming the Application; dev's file is there."""
+    appset = textwrap.dedent("""
+        apiVersion: argoproj.io/v1alpha1
+        kind: ApplicationSet
+        metadata: {name: nginx, namespace: argocd}
+        spec:
+          goTemplate: true
+          generators:
+            - list:
+                elements: [{env: dev}, {env: staging}]
+          template:
+            metadata: {name: 'nginx-{{.env}}'}
+            spec:
+              project: default
+              sources:
+                - repoURL: https://kubernetes.github.io/ingress-nginx
+                  chart: ingress-nginx
+                  targetRevision: 4.11.3
+                  helm:
+                    valueFiles:
+                      - $values/platform/nginx/values-{{.env}}.yaml
+                - repoURL: https://git.example.com/platform/gitops.git
+                  targetRevision: main
+                  ref: values
+              destination: {name: '{{.env}}', namespace: ingress-nginx}
+    """)
+    root = textwrap.dedent("""
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: root, namespace: argocd}
+        spec:
+          project: default
+          source: {repoURL: https://git.example.com/platform/gitops.git, targetRevision: main,
+                   path: argocd/apps}
+          destination: {server: 'https://kubernetes.default.svc', namespace: argocd}
+    """)
+    write(tmp_path, {
+        "argocd/root.yaml": root,
+        "argocd/apps/nginx.yaml": appset,
+        "platform/nginx/values-dev.yaml": "controller: {replicaCount: 1}\n",
+        "platform/nginx/values-stage.yaml": "controller: {replicaCount: 2}\n",
+    })
+    result = lint(tmp_path)
+    assert [(f, line, m) for f, line, _, m in found(result)] == [(
+        "argocd/apps/nginx.yaml", 19,
+        "ApplicationSet argocd/nginx generates Application nginx-staging, whose "
+        "helm.valueFiles[0] '$values/platform/nginx/values-staging.yaml' names "
+        "platform/nginx/values-staging.yaml, which does not exist in this repository (the "
+        "'values' source's), so Helm fails and nginx-staging generates no manifests: it "
+        "syncs nothing until the file is there")]
+    assert result.findings[0].fix.startswith(
+        "Point the entry at 'platform/nginx/values-stage.yaml', the file of a close name")
+
+
 def test_argo_application_path_is_judged_like_a_flux_path(tmp_path: Path) -> None:
     """An Application's path no folder holds is `missing` when another Application of the
     same repository and revision resolves here; another repository's path never is."""
