@@ -3,6 +3,7 @@ round-trip editor it writes with."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from reviewbot.cli import main
+from reviewbot.commands import fix as fix_command
+from reviewbot.engine.fixer import FixOutcome
 from reviewbot.load.roundtrip import Change, RoundTripError, apply_changes
 from tests.helpers import lint_dir
 
@@ -549,6 +552,22 @@ def test_the_fix_summary_says_what_stays(tmp_path: Path,
     assert capsys.readouterr().err.endswith(
         "reviewbot: would fix 0 findings; 1 fix not written: a lint of the fixed tree did not "
         "pass (the fix would leave its finding or add another)\n")
+
+
+def test_the_fix_summary_counts_the_findings_as_lint_shows_them(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial eighty D5: a base two clusters' different builds hold gave each
+    cluster's view its own finding, equal but for its clusters; lint showed one (one place,
+    one finding), `--fix` said "2 errors or warnings have no mechanical fix"."""
+    result = lint_dir(ROOT / "tests/fixtures/netpol-pairing/fail/ingress-port-moved",
+                      only=["netpol-pairing"])
+    [found] = result.findings
+    apart = dataclasses.replace(result, findings=[
+        dataclasses.replace(found, clusters=(c,)) for c in ("dev", "prod")])
+    fix_command._summary(FixOutcome(result=apart), written=False)
+    assert capsys.readouterr().err == (
+        "reviewbot: would fix 0 findings; 1 error or warning has no mechanical fix (the fix is "
+        "said in `reviewbot lint`)\n")
 
 
 def test_an_alias_bomb_is_not_expanded() -> None:
