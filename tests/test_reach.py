@@ -5110,3 +5110,24 @@ def test_a_failing_build_an_applier_of_another_revision_reads_is_a_doubt_not_a_f
         "Not certain: reviewbot could not see the files the Application in bootstrap/dev.yaml "
         "applies: it reads revision dev/next of this repository, not the commit checked out, "
         "whose files reviewbot read.")
+
+
+def test_an_application_applied_by_hand_is_of_argo_cd_s_own_cluster(tmp_path: Path) -> None:
+    """New-user trial eighty W1: the root Application, applied by hand, was of no cluster
+    beside dev's and prod's: every lint said it judged APIs "in what no cluster root
+    applies" of a tree whose every file a root applies."""
+    write(tmp_path, {
+        "bootstrap/root.yaml": ARGO_APP % ("root", "apps"),
+        "apps/dev.yaml": ARGO_APP.replace("server: https://kubernetes.default.svc",
+                                          "name: dev") % ("dev", "envs/dev"),
+        "apps/prod.yaml": ARGO_APP.replace("server: https://kubernetes.default.svc",
+                                           "name: prod") % ("prod", "envs/prod"),
+        "envs/dev/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+        "envs/prod/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+    })
+    result = lint_dir(tmp_path, only=["api-lifecycle"])
+    model = result.model
+    assert {o.file: sorted(model.clusters.get(id(o), ())) for o in model.objects} == {
+        "bootstrap/root.yaml": ["in-cluster"], "apps/dev.yaml": ["in-cluster"],
+        "apps/prod.yaml": ["in-cluster"], "envs/dev/cm.yaml": ["dev"],
+        "envs/prod/cm.yaml": ["prod"]}

@@ -75,6 +75,7 @@ from reviewbot.model.objects import (
 )
 from reviewbot.model.patches import Target
 from reviewbot.model.reach import (
+    BY_HAND,
     EXPERIMENT_NAMES,
     TERRAFORM_FILES,
     TOOL_NAMES,
@@ -318,6 +319,11 @@ def build_model(
     charts = _chart_content(graph.paths)
     model.skipped.extend(_generated_elsewhere(graph.paths, charts))
     by_identity = model.by_identity
+    # the files of Argo CD Applications applied by hand, as written: Argo CD's own cluster's
+    # (new-user trial eighty W1: bootstrap/root.yaml was of no cluster, and every lint said
+    # what it judged "in what no cluster root applies")
+    by_hand = {r.file: {r.cluster} for r in reach.roots if r.how == BY_HAND} if (
+        reach is not None and entries) else {}
     values_pods: list[PodTemplate] = []  # pods of objects' own Helm values, after the others
     unapplied = model.unapplied
     model.kustomized = graph.kustomize_read()
@@ -343,7 +349,7 @@ def build_model(
             for n, (obj, pods, service, chart_pods) in enumerate(seen[2]):
                 if entries:
                     _tag_cluster(model, obj, tags.get((id(doc), n)) if built is not None
-                                 else None)
+                                 else by_hand.get(doc.file.path))
                 objects.append(obj)
                 add_identity(by_identity, obj)
                 if obj.kind in INDEXED:
@@ -353,7 +359,8 @@ def build_model(
         made: list[Made] = []
         for n, obj in enumerate(_objects(doc) if built is None else _built_objects(doc, built)):
             if entries:
-                _tag_cluster(model, obj, tags.get((id(doc), n)) if built is not None else None)
+                _tag_cluster(model, obj, tags.get((id(doc), n)) if built is not None
+                             else by_hand.get(doc.file.path))
             if reach is not None and id(obj.body) in reach.doubts:
                 model.unseen[id(obj)] = reach.doubts[id(obj.body)]
             objects.append(obj)
