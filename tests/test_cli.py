@@ -182,6 +182,21 @@ def test_a_measured_entry_that_names_no_workload_is_said(
         "this tree (did you mean Deployment/llm/vllm?): its facts reach nothing\n")
     main(["lint", "d.yaml", "--rule", "probe-headroom"])
     assert capsys.readouterr().err == ""
+    # in the tree, not applied: said so (new-user trial eighty W8, an Application's path typo)
+    (tmp_path / ".reviewbot.yaml").write_text(
+        "measured:\n  Deployment/llm/vllm: {measured-boot-seconds: 420}\n")
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "apps" / "kustomization.yaml").write_text("resources: [cm.yaml]\n")
+    (tmp_path / "apps" / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\n"
+                                               "metadata: {name: c, namespace: llm}\n")
+    (tmp_path / "app.yaml").write_text(
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a, "
+        "namespace: argocd}\nspec:\n  project: default\n  source: {repoURL: "
+        "https://github.com/acme/x.git, path: apps}\n  destination: {name: in-cluster}\n")
+    main(["lint", ".", "--rule", "probe-headroom"])
+    assert capsys.readouterr().err == (
+        "reviewbot: .reviewbot.yaml: measured entry Deployment/llm/vllm names a workload of "
+        "d.yaml, which no cluster root applies: its facts reach nothing\n")
 
 
 def test_fail_on_threshold(tmp_path: Path) -> None:

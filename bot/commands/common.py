@@ -103,12 +103,15 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
 
     result = analyze(tree, config, only=args.rule, loader=file_loader(args, root, targets))
     if all(t.resolve() == root.resolve() for t in targets):  # (part of a tree may hold none)
-        from reviewbot.model.workload import unmatched_measured
+        from reviewbot.model.workload import unapplied_holding, unmatched_measured
 
         for key, near in unmatched_measured(result.model):
+            aside = unapplied_holding(result.model, key)
             print(f"reviewbot: {term(config.source or CONFIG_NAME)}: measured entry "
-                  f"{term(key)} names no workload of this tree"
-                  + (f" (did you mean {term(near)}?)" if near else "")
+                  f"{term(key)} names "
+                  + (f"a workload of {term(aside)}, which no cluster root applies" if aside
+                     else "no workload of this tree"
+                     + (f" (did you mean {term(near)}?)" if near else ""))
                   + ": its facts reach nothing", file=sys.stderr)
     if tree.sources:  # --render: findings point at the source's lines, as it writes them
         result = replace(result, findings=_at_sources(tree, result))

@@ -703,13 +703,15 @@ def _measured_lost(base: Model, head: Model, renames: Mapping[str, str],
     (``kept``: its head build fails, :meth:`~reviewbot.diff.objects.TreeDiff.kept`): the
     entry still names what runs (new-user trial sixty-nine D5: a path typo's ollama, "did
     you mean HelmRelease/ai/vllm?")."""
-    from reviewbot.model.workload import unmatched_measured
+    from reviewbot.model.workload import unapplied_holding, unmatched_measured
 
     before = {key for key, _ in unmatched_measured(base)}
     return [Skipped(".reviewbot.yaml", (
-        f"measured entry {key} names no workload of the head (this change renames or removes "
-        f"it{f'; did you mean {meant}?' if (meant := renames.get(key) or near) else ''}): its "
-        "facts reach nothing"))
+        f"measured entry {key} names a workload of {aside}, which no cluster root of the "
+        "head applies: its facts reach nothing" if (aside := unapplied_holding(head, key))
+        else f"measured entry {key} names no workload of the head (this change renames or "
+        f"removes it{f'; did you mean {meant}?' if (meant := renames.get(key) or near) else ''}"
+        "): its facts reach nothing"))
         for key, near in unmatched_measured(head) if key not in before and key not in kept]
 
 

@@ -224,6 +224,26 @@ def unmatched_measured(model: Model) -> list[tuple[str, str]]:
     return [(key, closest(key, known)) for key in sorted(entries - known)]
 
 
+def unapplied_holding(model: Model, key: str) -> str | None:
+    """The file no cluster root applies that declares the object ``key`` names
+    (``Kind/namespace/name`` as written; a ``measured:`` entry's), or None: the workload is
+    in the tree, not applied (new-user trial eighty W8: an Application's path typo left
+    Deployment/inference/vllm "no workload of this tree")."""
+    kind, _, rest = key.partition("/")
+    namespace, _, name = rest.partition("/")
+    if not model.unapplied or not name:
+        return None
+    for doc in model.documents:
+        value = doc.value
+        if doc.file.path in model.unapplied and isinstance(value, dict) and (
+                value.get("kind") == kind):
+            meta = value.get("metadata")
+            meta = meta if isinstance(meta, dict) else {}
+            if meta.get("name") == name and meta.get("namespace") in (namespace, None):
+                return doc.file.path
+    return None
+
+
 # ---------------------------------------------------------------- resources
 
 
