@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.cli import main
-from reviewbot.netpol.diff import FlowChange, render_markdown, render_mermaid
+from reviewbot.netpol.diff import FlowChange, merged_note, render_markdown, render_mermaid
 from reviewbot.netpol.ingress import IngressController
 from reviewbot.netpol.network import Network, connectivity, render_connlist
 from reviewbot.report.markdown import md_code
@@ -606,3 +606,12 @@ def test_the_cluster_a_head_keeps_alone_keeps_its_flows(
     flows = json.loads(out)["connectivity_diff"]
     assert flows and all(f.get("cluster") == "edge-a" and f["diff_type"] == "removed"
                          for f in flows), flows
+
+
+def test_a_note_several_views_of_one_cluster_give_names_that_cluster_once() -> None:
+    """New-user trial eighty W7: "(clusters dev, dev, dev, prod, prod, prod, staging, ...)":
+    each of a cluster's views gave the note; a note of every cluster names none."""
+    note = "not evaluated: chart x"
+    assert merged_note(note, ["dev", "dev", "prod", "prod"], 3) == (
+        "not evaluated: chart x (clusters dev, prod)")
+    assert merged_note(note, ["dev", "dev", "prod", "staging"], 3) == note

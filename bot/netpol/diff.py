@@ -430,7 +430,9 @@ def _moving_in(diff: TreeDiff, head: Model, cluster: str) -> list[ObjectDiff]:
 
 def merged_note(note: str, clusters: Sequence[str], of: int) -> str:
     """A note every cluster of ``clusters`` gives alike, once: naming them when the tree holds
-    ``of`` clusters and some do not give it."""
+    ``of`` clusters and some do not give it; each once (new-user trial eighty W7: "clusters
+    dev, dev, dev, prod, ...", a note each of a cluster's views gave)."""
+    clusters = list(dict.fromkeys(clusters))
     if not any(clusters) or len(clusters) == of:
         return note
     return f"{note} (cluster{'s' if len(clusters) > 1 else ''} {', '.join(clusters)})"
