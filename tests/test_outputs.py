@@ -108,6 +108,19 @@ def test_rdjson_for_reviewdog(repo: Path, capsys: pytest.CaptureFixture[str]) ->
     assert diag["severity"] == "ERROR"
 
 
+def test_rdjson_codes_are_the_checks_text_names(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trials seventy-nine W5 and eighty W10: rdjson's code was the rule alone, so a
+    reviewdog filter on `probe-headroom[startup]` matched nothing that the text says."""
+    from tests.helpers import lint_dir
+
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    checks = {f.check for f in lint_dir(examples).findings}
+    main(["lint", str(examples), "--format", "rdjson"])
+    codes = {d["code"]["value"] for d in json.loads(capsys.readouterr().out)["diagnostics"]}
+    assert any("[" in c for c in checks) and codes == checks
+
+
 def test_text_groups_by_file_and_shows_the_line(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
