@@ -953,6 +953,36 @@ def test_an_object_one_cluster_drops_while_another_keeps_it_is_removed_there(
             "Kustomization flux-system/apps of cluster clusters/staging)") in out.splitlines()
 
 
+def test_a_generated_configmap_one_cluster_makes_anew_is_removed_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial eighty D4: both clusters build the base's generated ConfigMap alike;
+    staging's overlay merges a key into it, so staging's build names it by a new hash and
+    Argo CD or Flux prunes the old one there, where prod keeps it: the diff listed the new
+    one alone (its generated objects were of no cluster, paired with prod's)."""
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {{name: {name}, namespace: flux-system}}\n"
+            "spec: {{interval: 10m, path: {path}, prune: true, "
+            "sourceRef: {{kind: GitRepository, name: flux-system}}}}\n")
+    files = {"base/kustomization.yaml": (
+        "configMapGenerator:\n- {name: web, namespace: shop, literals: [A=1]}\n")}
+    for env in ("prod", "staging"):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = sync.format(
+            name="flux-system", path=f"./clusters/{env}")
+        files[f"clusters/{env}/apps.yaml"] = sync.format(name="apps", path=f"./overlays/{env}")
+        files[f"overlays/{env}/kustomization.yaml"] = "resources: [../../base]\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files)
+    head = repo.commit({"overlays/staging/kustomization.yaml": (
+        "resources: [../../base]\nconfigMapGenerator:\n"
+        "- {name: web, namespace: shop, behavior: merge, literals: [B=2]}\n")})
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", base,
+                            head], capsys)
+    assert sorted((e["change"], e["object"].rpartition("-")[0]) for e in json.loads(out)["diff"]
+                  if e["kind"] == "ConfigMap") == [
+        ("added", "ConfigMap/shop/web"), ("removed", "ConfigMap/shop/web")]
+
+
 def test_a_change_one_cluster_s_failing_build_holds_back_is_said_for_that_cluster(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
