@@ -1416,14 +1416,24 @@ def _key_missing(pod: PodTemplate, container: Container, at: Path, reference: st
     entry = at[:-1] if at[-1] == "value" else at
     where = (*container.path, *entry, "valueFrom", reference, "key")
     kind = obj.kind
+    # a generator entry replacing the one it overrides (`behavior: replace`) drops the keys
+    # of that one: the cause (new-user trial eighty W3, prod's overlay, said at the base)
+    entry = dig(obj.doc.value, obj.path) if obj.doc is not None and posixpath.basename(
+        obj.doc.file.path) in KUSTOMIZATION_FILES else None
+    replacing = obj.doc.file.path if isinstance(entry, dict) and entry.get(
+        "behavior") == "replace" and obj.doc is not None else None
     # (a Secret's keys are named, never its values)
     message = (
         f"{pod.obj.kind} {namespace}/{pod.obj.name}: container {container.name} reads key "
         f"{key} of {kind} {shown}, which has no such key"
         + (f" (did you mean {near}?)" if near else f" (it has {', '.join(keys[:5])}"
            + (" ..." if len(keys) > 5 else "") + ")" if keys else "")
+        + (f" ({replacing}'s generator makes it with `behavior: replace`: none of the keys "
+           "of the ConfigMap it replaces)" if replacing else "")
         + ": the kubelet does not start the container (CreateContainerConfigError)")
     fix = (f"Name {near} in {reference}.key, or add {key} to {kind} {shown}." if near
+           else f"Set behavior: merge in {replacing}'s generator of {shown} (or add {key} to "
+           "its literals), or mark the reference optional: true." if replacing
            else f"Add {key} to {kind} {shown}, name a key it has, or mark the reference "
            "optional: true.")
     written = next((p for p in parts if near is not None and obj.doc is not None

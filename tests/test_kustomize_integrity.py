@@ -5035,6 +5035,29 @@ def test_a_missing_key_s_fix_names_a_key_of_one_more_dashed_word(tmp_path: Path)
     assert found.fix == "Name smtp-password in secretKeyRef.key, or add password to Secret db."
 
 
+def test_a_key_a_replacing_generator_drops_names_the_replace_as_its_cause(
+        tmp_path: Path) -> None:
+    """New-user trial eighty W3: prod's overlay regenerated the base's ConfigMap with
+    `behavior: replace`, dropping CHECKOUT_URL; the error, at the base's reference, named
+    neither the overlay nor the replace, and its fix said to add the key."""
+    reader = SECRET_READER.replace("secretKeyRef: {name: db, key: DB_PASSWORD}",
+                                   "configMapKeyRef: {name: web, key: CHECKOUT_URL}")
+    write(tmp_path, {
+        "base/kustomization.yaml": ("resources: [deployment.yaml]\nconfigMapGenerator:\n"
+                                    "- {name: web, namespace: web, literals: [CHECKOUT_URL=x]}\n"),
+        "base/deployment.yaml": reader,
+        "prod/kustomization.yaml": ("resources: [../base]\nconfigMapGenerator:\n"
+                                    "- {name: web, namespace: web, behavior: replace, "
+                                    "literals: [LOG_LEVEL=info]}\n"),
+    })
+    (found,) = [f for f in lint_dir(tmp_path).findings if f.kind == "missing-key"]
+    assert "(it has LOG_LEVEL) (prod/kustomization.yaml's generator makes it with `behavior: " \
+           "replace`: none of the keys of the ConfigMap it replaces)" in found.message
+    assert found.fix == ("Set behavior: merge in prod/kustomization.yaml's generator of web (or "
+                         "add CHECKOUT_URL to its literals), or mark the reference optional: "
+                         "true.")
+
+
 def test_a_marker_naming_a_policy_with_two_letters_swapped_is_told_the_policy(
         tmp_path: Path) -> None:
     """A new user from the README: the marker `flux-system:wbe` for policy `web` was told
