@@ -1418,9 +1418,9 @@ def _key_missing(pod: PodTemplate, container: Container, at: Path, reference: st
     kind = obj.kind
     # a generator entry replacing the one it overrides (`behavior: replace`) drops the keys
     # of that one: the cause (new-user trial eighty W3, prod's overlay, said at the base)
-    entry = dig(obj.doc.value, obj.path) if obj.doc is not None and posixpath.basename(
+    generator = dig(obj.doc.value, obj.path) if obj.doc is not None and posixpath.basename(
         obj.doc.file.path) in KUSTOMIZATION_FILES else None
-    replacing = obj.doc.file.path if isinstance(entry, dict) and entry.get(
+    replacing = obj.doc.file.path if isinstance(generator, dict) and generator.get(
         "behavior") == "replace" and obj.doc is not None else None
     # (a Secret's keys are named, never its values)
     message = (
