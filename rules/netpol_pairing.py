@@ -1782,7 +1782,7 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
             if who.startswith("namespace ") and len(src_ns) == 1:
                 edits += _admit_edits(net, sorted(entry.ingress), src_ns[0],
                                       _port_items(entry.conns))
-    astray_target = _target_undeclared(net.model, entry.decl)
+    astray_target, target_obj, target_at = _target_undeclared(net.model, entry.decl)
     if astray_target:  # (new-user trial forty-eight: `targetPort: 8000`, the pods on 8080;
         # the fix said to admit 8000, and followed it left the Service broken)
         fixes.insert(0, astray_target)
@@ -1834,6 +1834,9 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
             at = _keeping_out(policy, keeping, net.pods[sources[0]].labels) or at
         others.append(replace(found, obj=policy.obj, path=at,
                               key=f"{format_path(at)} -> {found.key}"))
+    if target_obj is not None:  # and at the Service's targetPort the fix asks about first
+        others.append(replace(found, obj=target_obj, path=target_at,
+                              key=f"{format_path(target_at)} -> {found.key}"))
     if astray_policy is not None:  # and at the selector that selects none of them, where a
         # review comments when the pull request changed it (new-user trial forty-five)
         at = astray_policy[0].selector_path
@@ -4163,26 +4166,33 @@ def _declared_numbers(view: Model, service: Service
     return declared or None
 
 
-def _target_undeclared(view: Model, decl: Declaration) -> str:
+def _target_undeclared(view: Model, decl: Declaration) -> tuple[str, KObject | None, Path]:
     """The first fix of a denied call whose Service sends its port to a number no pod it
     selects declares while they declare others: the target may be the mistake, not the
-    policies ("" otherwise)."""
+    policies ("" otherwise); and the Service and its ``targetPort``, the finding's other
+    place (a review comments there when the change moved it: new-user trial eighty W2,
+    both errors at the callers' unchanged generator entries)."""
     e = decl.endpoint
     service = next((s for s in view.services if (s.namespace, s.name) == (e.namespace, e.service)
                     and s.obj.kind == "Service"), None)
-    port = next((p for p in service.ports if p.port == e.port), None) if service else None
+    index, port = next(((i, p) for i, p in enumerate(service.ports) if p.port == e.port),
+                       (0, None)) if service else (0, None)
     if service is None or port is None or not isinstance(port.target_port, int):
-        return ""
+        return "", None, ()
     declared = _declared_numbers(view, service)
     if not declared or (port.target_port, port.protocol) in declared:
-        return ""
+        return "", None, ()
     has = sorted(n for n, proto in declared if proto == port.protocol)
     if not has:
-        return ""
+        return "", None, ()
+    at: Path = ("spec", "ports", index, "targetPort")
+    written = service.obj.get(("spec", "ports", index, "port")) == port.port and (
+        service.obj.get(at) == port.target_port)
     return (f"First check Service {e.namespace}/{e.service}: its port {e.port} sends to "
             f"{port.target_port}, which no container it selects declares (they declare "
             f"{', '.join(map(str, has))}); if they listen on {has[0]}, set targetPort: "
-            f"{has[0]} and the policies may admit it already. Else:")
+            f"{has[0]} and the policies may admit it already. Else:",
+            service.obj if written else None, at)
 
 
 def _ports_moved_off(base: Model, head: Model) -> Iterator[Violation]:

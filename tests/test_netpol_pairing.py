@@ -343,6 +343,11 @@ def test_a_denied_call_through_a_target_port_no_pod_declares_names_it_first(
         "First check Service server/api: its port 8080 sends to 9000, which no container it "
         "selects declares (they declare 8080); if they listen on 8080, set targetPort: 8080 "
         "and the policies may admit it already. Else: ")
+    # and that targetPort is one of its places: a review that moved it comments there (new-
+    # user trial eighty W2: the errors sat at the callers' unchanged generator entries)
+    assert [(o.object, o.path.split(" ")[0]) for o in dep.others
+            if o.object.startswith("Service/")] == [("Service/server/api",
+                                                     "spec.ports[0].targetPort")]
     # a target the pods declare: the policies are the fix
     result = run(tmp_path / "declared", NAMESPACES + CLIENT + SERVER + CLIENT_EGRESS
                  + DENY_SERVER)
