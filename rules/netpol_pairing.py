@@ -5009,8 +5009,9 @@ def _conns_short(conns: Conns) -> str:
 def _admit_edits(net: Network, targets: Sequence[int], source_ns: str,
                  ports: Any) -> tuple[Edit, ...]:
     """An ingress rule admitting namespace ``source_ns`` on ``ports``, appended to the one
-    NetworkPolicy that isolates every target (none when several policies share the job:
-    which one should admit is the author's call). Unsafe (``--unsafe-fixes``) where it
+    NetworkPolicy that isolates every target (beside policies admitting nothing, the one
+    with ingress rules that selects the targets alone; none when several policies share
+    the job: which one should admit is the author's call). Unsafe (``--unsafe-fixes``) where it
     admits more than the finding asks: the policy selects pods beyond the targets (a
     default-deny of the whole namespace), or its lines make other builds' policies too (a
     base two overlays build: new-user trial seventy-eight D2, a fix for llm-dev opened
@@ -5022,7 +5023,14 @@ def _admit_edits(net: Network, targets: Sequence[int], source_ns: str,
         return ()
     (found,) = isolating
     if len(found) != 1:
-        return ()
+        # beside policies of no ingress rule (a namespace's default-deny, which admits
+        # nothing), the one with rules that isolates the targets alone: the destination's
+        # own (new-user trial eighty W6: default-deny plus one allow policy per workload,
+        # the commonest layout, got no fix even with --unsafe-fixes)
+        ruled = [n for n in found if net.policies[n].ingress]
+        if len(ruled) != 1 or not set(net.subjects(net.policies[ruled[0]])) <= set(targets):
+            return ()
+        found = tuple(ruled)
     policy = net.policies[found[0]]
     cilium = policy.obj.kind == "CiliumNetworkPolicy" and policy.spec_path == ("spec",)
     if policy.obj.kind != "NetworkPolicy" and not cilium or policy.namespace == source_ns:

@@ -270,6 +270,27 @@ def test_the_missing_ingress_rule_of_a_cilium_policy_is_written_as_cilium_s(
             "+            - port: \"5432\"\n+              protocol: TCP\n") in diff, diff
 
 
+def test_beside_a_default_deny_the_destination_s_own_policy_takes_the_ingress_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial eighty W6: a namespace's default-deny (no rule: it admits nothing)
+    and the database's own allow policy both isolate it: no fix was written, even with
+    --unsafe-fixes. The rule goes into the policy that selects the destination alone; with
+    two such, the author chooses."""
+    own = ("---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+           "metadata: {name: db-allow, namespace: db}\nspec:\n"
+           "  podSelector: {matchLabels: {app: db}}\n  policyTypes: [Ingress]\n  ingress:\n"
+           "    - from: [{podSelector: {matchLabels: {app: db}}}]\n")
+    (tmp_path / "all.yaml").write_text(CALL_TO_DB + own)
+    _, diff = _run(tmp_path, "--fix", "--diff", "--rule", "netpol-pairing", capsys=capsys)
+    assert "+++ b/all.yaml" in diff and diff.count("+    - from:\n") == 1, diff
+    assert diff.index("+    - from:") > diff.index("    - from: [{podSelector"), diff
+    (tmp_path / "all.yaml").write_text(CALL_TO_DB + own + own.replace("db-allow", "db-more"))
+    _, diff = _run(tmp_path, "--fix", "--diff", "--unsafe-fixes", "--rule", "netpol-pairing",
+                   capsys=capsys)
+    assert diff == ""
+
+
 def test_an_ingress_rule_that_would_admit_more_than_the_finding_is_an_unsafe_fix(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
