@@ -88,6 +88,7 @@ from reviewbot.model.reach import (
     in_older_release,
     kept_aside,
     older_releases,
+    own_cluster,
     read_by_terraform,
     released_chart,
     shows_a_setup,
@@ -322,8 +323,9 @@ def build_model(
     # the files of Argo CD Applications applied by hand, as written: Argo CD's own cluster's
     # (new-user trial eighty W1: bootstrap/root.yaml was of no cluster, and every lint said
     # what it judged "in what no cluster root applies")
-    by_hand = {r.file: {r.cluster} for r in reach.roots if r.how == BY_HAND} if (
-        reach is not None and entries) else {}
+    own = own_cluster(graph) if reach is not None and entries else None
+    by_hand = {r.file: {own} for r in reach.roots if r.how == BY_HAND} if (
+        reach is not None and own in entries) else {}
     values_pods: list[PodTemplate] = []  # pods of objects' own Helm values, after the others
     unapplied = model.unapplied
     model.kustomized = graph.kustomize_read()
