@@ -2043,6 +2043,12 @@ spec:
     # reference's namespace defaults to ai" beside `namespace: flux-system`)
     fixes = {f.line: f.fix for f in lint(tmp_path).findings if f.kind == "source"}
     assert fixes[27] == "Name a HelmRepository the cluster has, or add it."
+    # a name holding the one the namespace has is meant too (new-user trial eighty-one D3:
+    # `kedacore` for the namespace's only OCIRepository, `keda`)
+    write(tmp_path, {"apps/releases.yaml": release % (
+        "keda", "chartRef: {kind: OCIRepository, name: app-template-oci-chart}")})
+    [meant] = [f for f in lint(tmp_path).findings if f.kind == "source"]
+    assert meant.message.endswith("(did you mean app-template?)"), meant.message
 
 
 def test_a_lint_of_part_says_an_absent_chart_source_is_not_in_the_linted_files(
