@@ -180,6 +180,26 @@ def test_an_image_an_inline_patch_sets_is_fixed_in_the_patch_not_an_images_entry
         (5, "Pin a version and its digest: curlimages/curl:<version>@sha256:<digest>.")]
 
 
+def test_an_images_entry_writing_the_tag_the_base_has_decides_the_image(
+        tmp_path: Path) -> None:
+    """New-user trial eighty-one D1: staging's `images: [{name: web, newTag: 1.0}]` over the
+    base's `web:1.0`: the warning sat in the base, whose digest the entry's newTag would
+    drop; the entry decides the image, and the fix goes there."""
+    files = {
+        "base/kustomization.yaml": "resources: [web.yaml]\n",
+        "base/web.yaml": textwrap.dedent(pod("web:1.0")),
+        "staging/kustomization.yaml": ("resources: [../base]\n"
+                                       "images: [{name: web, newTag: '1.0'}]\n"),
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(f.file, f.line) for f in result.findings] == [("staging/kustomization.yaml", 2)]
+    assert result.findings[0].fix is not None and result.findings[0].fix.endswith(
+        "to this kustomize images entry (a digest there replaces the tag).")
+
+
 def test_allow_floating_option(tmp_path: Path) -> None:
     config = "rules:\n  image-digest:\n    allow-floating: ['registry.local/*']\n"
     text = pod("registry.local/scratch:latest") + "---" + pod("registry.local/x@sha256:1", "b")

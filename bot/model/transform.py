@@ -1263,7 +1263,7 @@ def _images(
     changed image's origin is the images entry's field that decided it."""
     origins: dict[Path, tuple[Document, Path]] = {}
     body = _walk_images(r.body, (), rules, origins, doc)
-    if body is r.body:
+    if body is r.body and not origins:
         return r
     return r.with_body(body, {**r.origins, **origins})
 
@@ -1299,9 +1299,13 @@ def _walk_images(
                 ]
                 for i, (new_c, old_c) in enumerate(zip(new_list, item, strict=True)):
                     at = _image_origin(old_c["image"], rules) if (
-                        doc is not None and new_c is not old_c and isinstance(old_c, dict)
+                        doc is not None and isinstance(old_c, dict)
                         and isinstance(old_c.get("image"), str)) else None
-                    if at is not None and doc is not None:
+                    # (an entry whose newTag or digest writes the image as it was decides it
+                    # too: a digest added where it was would be dropped; new-user trial
+                    # eighty-one D1, staging's `newTag: 1.4.2` over the base's 1.4.2)
+                    if at is not None and doc is not None and (
+                            new_c is not old_c or len(at) == 3 and at[2] != "newName"):
                         origins[here + (key, i, "image")] = (doc, at)
                 if any(a is not b for a, b in zip(new_list, item, strict=True)):
                     changed = changed if changed is not None else dict(value)
