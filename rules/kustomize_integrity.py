@@ -265,7 +265,11 @@ reviewbot checks every `kustomization.yaml` in the tree:
   A marker of the full image (`ns:name`) on a field that pins a digest, whose ImagePolicy
   reflects none (`digestReflectionPolicy` Never, the default), is `digest-dropped`
   (warning): the controller writes the policy's latest `name:tag`, so its first update drops
-  the pin (image-reflector-controller's `ImageRef.String`);
+  the pin (image-reflector-controller's `ImageRef.String`). A `:tag` marker on a kustomize
+  `images` entry's `newTag` beside a `digest` no `:digest` marker of the policy updates is
+  `digest-stale` (error, at the marker): the controller sets the tag alone, kustomize writes
+  `name:tag@digest` and the runtime pulls the digest, so the cluster keeps the old image
+  under the new tag;
 - a Flux Kustomization's `postBuild.substituteFrom` entry (not `optional`) names a
   ConfigMap or Secret its own namespace has (`substitution`): kustomize-controller reads it
   there, and without it fails the build and applies nothing; judged where the repository
@@ -578,7 +582,8 @@ SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error"
               "unset-variable": "error", "patch-shifted": "warning", "hook-order": "error",
               "remote-floating": "warning", "crd-order": "warning",
               "chart-floating": "warning", "image-policy": "error", "unsubstituted": "warning",
-              "wave-order": "warning", "digest-dropped": "warning", "missing-key": "error",
+              "wave-order": "warning", "digest-dropped": "warning", "digest-stale": "error",
+              "missing-key": "error",
               "impersonation": "error"}
 BUILD_FAILED = "kustomize build failed: "
 # a build that runs kustomize plugins (``transformers``, ``generators``, ``validators``: a
@@ -3651,6 +3656,9 @@ def _image_automation(model: Model) -> Iterator[Violation]:
         return
     unseen = flux_unseen(model)
     for m in markers:
+        if m.why == "digest-stale":
+            yield _digest_stale(m)
+            continue
         yield _digest_dropped(m) if m.why == "digest" else _marker_violation(m, (
             unseen and flux_unseen_in(model, (), m.policy[0] if m.policy else None))
             or _part_doubt(model))
@@ -3690,6 +3698,25 @@ def _digest_dropped(m: Marker) -> Violation:
         # field, `image: 1.2.4`; a new user from the README read it so)
         fix=f"Set digestReflectionPolicy: IfNotPresent (or Always) on ImagePolicy "
             f"{namespace}/{name}, so that the update writes the digest too.")
+
+
+def _digest_stale(m: Marker) -> Violation:
+    """``digest-stale``: a ``:tag`` marker on a kustomize ``images`` entry's ``newTag`` whose
+    ``digest`` no ``:digest`` marker of the policy updates: image-automation-controller sets
+    the tag alone, kustomize writes ``name:tag@digest``, and the runtime pulls the digest:
+    after the first update the cluster runs the old image under the new tag."""
+    namespace, name = m.policy or ("", "")
+    return Violation(
+        None, (), f"the marker {m.setter!r} updates this newTag from ImagePolicy "
+        f"{namespace}/{name}, but the digest of the same images entry (line {m.where[0]}) is "
+        "updated by no marker: after the first update kustomize writes the new tag with the "
+        "old digest, which the runtime pulls, so the cluster keeps running the old image "
+        "under the new tag",
+        kind="digest-stale", file=m.file, line=m.line, column=m.column,
+        key=f"digest-stale {m.file} {m.setter}",
+        fix=f"Mark the digest too, digest: sha256:...  # {{\"$imagepolicy\": "
+            f"\"{namespace}:{name}:digest\"}}, with digestReflectionPolicy: IfNotPresent (or "
+            f"Always) on ImagePolicy {namespace}/{name}; or drop the digest.")
 
 
 def _marker_violation(m: Marker, unseen: str | None) -> Violation:

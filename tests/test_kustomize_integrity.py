@@ -4936,6 +4936,45 @@ def test_a_marker_of_a_pinned_image_whose_policy_reflects_no_digest_drops_the_pi
         "on ImagePolicy flux-system/docs, so that the update writes the digest too.")]
 
 
+def test_a_tag_marker_beside_a_digest_no_marker_updates_leaves_the_old_image(
+        tmp_path: Path) -> None:
+    """New-user trial eighty-one D2: an images entry's `newTag: 1.4.2 # {"$imagepolicy":
+    "flux-system:web:tag"}` beside `digest: sha256:...`, no marker on the digest: the
+    automation sets the tag alone, kustomize writes `name:tag@digest`, and the runtime pulls
+    the digest: the old image under the new tag ("no findings"). A `:digest` marker of the
+    same policy on the digest updates it."""
+    digest = "sha256:" + "a" * 64
+    automation = ("apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\n"
+                  "metadata: {name: apps, namespace: flux-system}\n"
+                  "spec:\n  interval: 30m\n"
+                  "  sourceRef: {kind: GitRepository, name: flux-system}\n"
+                  "  update: {path: ./apps, strategy: Setters}\n---\n"
+                  "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\n"
+                  "metadata: {name: web, namespace: flux-system}\n"
+                  "spec: {image: ghcr.io/acme/web, interval: 5m}\n---\n"
+                  "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\n"
+                  "metadata: {name: web, namespace: flux-system}\n"
+                  "spec: {imageRepositoryRef: {name: web}, policy: {semver: {range: 1.x}}, "
+                  "digestReflectionPolicy: Always}\n")
+    entry = ("resources: [web.yaml]\nimages:\n- name: ghcr.io/acme/web\n"
+             "  newTag: 1.4.2 # {\"$imagepolicy\": \"flux-system:web:tag\"}\n"
+             f"  digest: {digest}%s\n")
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": FLUX_APPS % "",
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources: [flux-system, automation.yaml]\n",
+        "clusters/prod/automation.yaml": automation,
+        "apps/kustomization.yaml": entry % "",
+        "apps/web.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: a}\n"
+                         "spec: {containers: [{name: web, image: 'ghcr.io/acme/web:1.4.2'}]}\n",
+    })
+    assert [(f.file, f.line, f.severity) for f in lint(tmp_path).findings
+            if f.kind == "digest-stale"] == [("apps/kustomization.yaml", 4, "error")]
+    write(tmp_path, {"apps/kustomization.yaml": entry % (
+        " # {\"$imagepolicy\": \"flux-system:web:digest\"}")})
+    assert [f for f in lint(tmp_path).findings if f.kind == "digest-stale"] == []
+
+
 def test_a_key_a_config_map_does_not_hold_stops_the_container(tmp_path: Path) -> None:
     """New-user trial sixty-eight (D1, a miss): the generator's key API_URL renamed
     API_BASE_URL, the Deployment's `configMapKeyRef` still reading API_URL: the kubelet

@@ -443,7 +443,8 @@ class Marker:
     setter: str  # as written: ``namespace:name``, with ``:tag``, ``:name`` or ``:digest``
     policy: tuple[str, str] | None  # (namespace, name) it names; None: it names none
     # "absent" | "namespace" | "cluster" | "unselected" | "malformed"; "digest": applied, but
-    # its policy reflects no digest while the field holds one (the update drops the pin)
+    # its policy reflects no digest while the field holds one (the update drops the pin);
+    # "digest-stale": a `:tag` marker beside a digest no marker updates (``where``: its line)
     why: str
     automations: tuple[KObject, ...]  # the automations that update the file
     near: str | None = None  # an ImagePolicy name of its namespace close to the one named
@@ -511,6 +512,14 @@ def _unmet_markers(model: Model) -> list[Marker]:
             if "${" in setter or wanted[1] in loose:
                 continue  # (a variable; a policy whose applier decides its namespace)
             why = _unapplied(model, wanted, updates, held)
+            if why is None and len(parts) == 3 and parts[2] == "tag" and (
+                    stale := _stale_digest(model, path, line, wanted)) is not None:
+                # (a kustomize images entry's newTag the automation updates beside a digest
+                # none does: new-user trial eighty-one D2, the tag moves, the digest pins the
+                # old image; kustomize writes `name:tag@digest`, the runtime pulls the digest)
+                out.append(Marker(path, line, column, setter, wanted, "digest-stale", updates,
+                                  where=(str(stale),)))
+                continue
             if why is None:
                 # (the full image written with a digest, from a policy that reflects none:
                 # the first update writes `name:tag`, the pin gone; new-user trial
@@ -528,6 +537,27 @@ def _unmet_markers(model: Model) -> list[Marker]:
             out.append(Marker(path, line, column, setter, wanted, why, updates, near,
                               where if why == "cluster" else ()))
     return out
+
+
+def _stale_digest(model: Model, path: str, line: int, wanted: tuple[str, str]) -> int | None:
+    """The line of the ``digest`` of the kustomize ``images`` entry whose ``newTag`` (at
+    ``line`` of ``path``) carries a ``:tag`` marker of policy ``wanted``, where no
+    ``:digest`` marker of that policy updates the digest; None otherwise."""
+    lf = model.files.get(path)
+    found = markers(model).get(path, {})
+    for doc in lf.documents if lf is not None else ():
+        images = doc.value.get("images") if isinstance(doc.value, dict) else None
+        for i, entry in enumerate(images if isinstance(images, list) else ()):
+            if not isinstance(entry, dict) or "newTag" not in entry or not entry.get("digest"):
+                continue
+            if doc.position(("images", i, "newTag"))[0] != line:
+                continue
+            at = doc.position(("images", i, "digest"))[0]
+            marker = found.get(at)
+            if marker is not None and marker[0] in (f"{wanted[0]}:{wanted[1]}:digest",):
+                return None
+            return at
+    return None
 
 
 def automations(model: Model) -> list[KObject]:
