@@ -879,6 +879,16 @@ def test_an_object_two_clusters_build_changed_in_one_names_that_cluster_s_build(
                             head], capsys)
     assert [e.get("builds") for e in json.loads(out)["diff"] if e["kind"] == "Deployment"] == [
         ["Flux Kustomization flux-system/apps of cluster clusters/prod"]]
+    # copies apart made alike by the change: each cluster's entry names its own build alone
+    # (new-user trial eighty-one D5: "apps of cluster staging, apps to cluster staging")
+    apart = repo.commit({"overlays/prod/kustomization.yaml": overlay.format(tag="2.0"),
+                         "overlays/staging/kustomization.yaml": overlay.format(tag="2.0")})
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", head,
+                            apart], capsys)
+    assert sorted(tuple(e.get("builds") or ()) for e in json.loads(out)["diff"]
+                  if e["kind"] == "Deployment") == [
+        ("Flux Kustomization flux-system/apps of cluster clusters/prod",),
+        ("Flux Kustomization flux-system/apps of cluster clusters/staging",)]
 
 
 def test_an_argo_application_s_build_is_named_by_the_cluster_it_deploys_to(

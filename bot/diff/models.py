@@ -216,9 +216,23 @@ def _as_built(o: ObjectDiff, base: Model, head: Model, several: bool) -> ObjectD
                 narrowed := into & base.clusters.get(id(o.base), frozenset())):
             into = narrowed  # (the change of the base copy of these clusters)
         builds = tuple(dict.fromkeys(  # (one document two builds made alike: one name)
-            _build_name(model, m, into) for m in makers(model, obj) if not o.clusters or (
-                o.clusters & _applier_clusters(model, m, obj)))) if obj is not None else ()
+            _build_name(model, m, into) for m in makers(model, obj) if (not o.clusters or (
+                o.clusters & _applier_clusters(model, m, obj))) and not _elsewhere(
+                model, m, into))) if obj is not None else ()
     return replace(o, unbuilt=unbuilt, builds=builds) if unbuilt or builds else o
+
+
+def _elsewhere(model: Model, maker: Maker, into: frozenset[str]) -> bool:
+    """Whether ``maker``'s applier is a Flux Kustomization of clusters none of ``into``: it
+    applies into its own cluster, so it makes none of their copies (new-user trial
+    eighty-one D5: production's apps was named "to cluster staging" of a route both
+    clusters' heads build alike)."""
+    applier = maker.applier
+    if applier is None or not into or applier.kind != "Kustomization" or (
+            applier.group != "kustomize.toolkit.fluxcd.io"):
+        return False
+    clusters = model.clusters.get(id(applier), frozenset())
+    return bool(clusters) and not clusters & into
 
 
 def _of_appset(model: Model, obj: KObject) -> bool:
