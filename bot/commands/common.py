@@ -113,6 +113,14 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
                      else "no workload of this tree"
                      + (f" (did you mean {term(near)}?)" if near else ""))
                   + ": its facts reach nothing", file=sys.stderr)
+        # (and a clusters: entry naming no cluster of the tree, whose nodes and version then
+        # judge nothing: said where the stale measured entry is, not only under skipped;
+        # new-user trial eighty-one W11)
+        for skipped in result.model.skipped:
+            if skipped.path == ".reviewbot.yaml" and skipped.reason.startswith(
+                    "clusters: entry "):
+                print(f"reviewbot: {term(config.source or CONFIG_NAME)}: {term(skipped.reason)}",
+                      file=sys.stderr)
     if tree.sources:  # --render: findings point at the source's lines, as it writes them
         result = replace(result, findings=_at_sources(tree, result))
     return tree, config, result
