@@ -1678,6 +1678,25 @@ def test_a_gpu_restart_with_recreate_names_the_measured_downtime(
         "gpu-parallelism's finding says: as it is, coder stays down.")
 
 
+def test_a_gpu_restart_of_a_resources_change_is_said_at_the_gpu_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial eighty-one W6: a change of the CPU and GPU requests together; the info
+    about the GPUs sat at `cpu:`, the first key of the mapping, not at the GPU it speaks of."""
+    def spec(cpu: str, gpus: int) -> str:
+        return GPU.format(strategy="Recreate", image=IMAGE, tp=gpus).replace(
+            f'              limits: {{nvidia.com/gpu: "{gpus}"}}',
+            f'              limits: {{cpu: "{cpu}", nvidia.com/gpu: "{gpus}"}}')
+
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"gpu.yaml": spec("8", 1)})
+    head = repo.commit({"gpu.yaml": spec("4", 2).replace("--tensor-parallel-size=2",
+                                                          "--tensor-parallel-size=1")})
+    code, found = review(repo, base, head, capsys)
+    [restart] = [f for f in found if "is replaced with Recreate" in f["message"]]
+    assert (restart["line"], restart["column"]) == (18, 46)  # (`"2"` of nvidia.com/gpu)
+
+
 def test_a_gpu_restart_onto_a_label_no_node_carries_is_never_scheduled(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -289,12 +289,15 @@ def _narrowest(pod: PodTemplate, path: Path, old: Any, new: Any) -> Path:
     """Where below ``path`` (``new``'s place in the head object) the change is: the first
     item or key whose value differs, descended while both sides are alike collections and the
     head object holds that value there (so the finding sits on a line the diff shows: the
-    changed argument, not the ``args:`` key above it)."""
+    changed argument, not the ``args:`` key above it); of a mapping's keys, a GPU's first
+    (new-user trial eighty-one W6: the info sat at `cpu: "8"`, beside the nvidia.com/gpu
+    it spoke of)."""
     while True:
         step: str | int | None = None
         if isinstance(new, dict) and isinstance(old, dict):
-            step = next((k for k in new if k not in old or not _same_value(new[k], old[k])),
-                        None)
+            differ = [k for k in new if k not in old or not _same_value(new[k], old[k])]
+            step = next((k for k in differ if "gpu" in str(k).lower()),
+                        differ[0] if differ else None)
             if step is None:
                 return path
             old, new = old.get(step), new[step]
