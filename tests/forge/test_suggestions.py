@@ -88,7 +88,7 @@ def test_rdjson_carries_the_suggestion(probe_pr: PullRepo) -> None:
                   "--platform", "none", "--format", "rdjson")
     assert run.returncode == 1, run.stderr
     found = [d for d in json.loads(run.stdout)["diagnostics"]
-             if d["code"]["value"] == "probe-headroom"]
+             if d["code"]["value"].partition("[")[0] == "probe-headroom"]
     assert len(found) == 1
     line = _threshold_line(probe_pr)
     assert found[0]["suggestions"] == [{
@@ -104,8 +104,8 @@ def test_lint_rdjson_carries_suggestions_too(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-c", "import sys; from reviewbot.cli import main; "
                           "sys.exit(main())", "lint", "--format", "rdjson", "."], cwd=root,
                          capture_output=True, text=True, timeout=300)
-    found = {d["code"]["value"]: d for d in json.loads(run.stdout)["diagnostics"]
-             if d.get("suggestions")}
+    found = {d["code"]["value"].partition("[")[0]: d  # (the code is the check: rule[kind])
+             for d in json.loads(run.stdout)["diagnostics"] if d.get("suggestions")}
     assert found["probe-headroom"]["suggestions"][0]["text"] == "        failureThreshold: 60"
     # a fix in another file (netpol-pairing's ingress rule) is no suggestion on this one
     assert "netpol-pairing" not in found
