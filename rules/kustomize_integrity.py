@@ -160,7 +160,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   holding one whole): kubebuilder's `config/crd/patches/` whose scaffold enables none, an
   app of apps' `media/` its kustomization leaves out (its Applications are no roots
   applied by hand). Not below a folder of tests, examples, trials or developer tools, or
-  one kept aside: those are judged as such folders are;
+  one kept aside: those are judged as such folders are; nor in the path of a Flux
+  Kustomization or Argo CD Application whose file an entry comments out (that entry says
+  why it is not applied);
   when another file a build applies holds its objects (the same kind, name and namespace:
   a stale copy, or a patch never listed), the fix is to delete it or list it under
   `patches:`, never as a resource (two builds would apply one object);
@@ -2021,7 +2023,8 @@ def _unreachable(
         if above is not None:  # in a folder below a kustomization, listed by none (judge
             # round DR: kubebuilder's config/crd/patches/, whose patches its kustomization's
             # scaffold has not enabled, read as CRDs missing four fields)
-            if graph.applied_by(file) is not None:
+            if graph.applied_by(file) is not None or _applied_by_commented(
+                    graph, folder, commented):
                 continue
             told.add(file)
             name = posixpath.basename(file)
@@ -2093,6 +2096,34 @@ def _applies_its_folder(graph: Graph, file: str) -> bool:
             path = dict_of(body.get("spec")).get("path")
             if isinstance(path, str) and flux_rel(path) == folder:
                 return True
+    return False
+
+
+def _applied_by_commented(graph: Graph, folder: str, commented: Collection[str]) -> bool:
+    """Whether ``folder`` is (or is below) the path of a Flux Kustomization or Argo CD
+    Application whose file a kustomization comments out: that entry is why it is not
+    applied, not a listing it lacks (judge round DX: argoflow's `# - argocd-applications/
+    mlflow.yaml`, angelnu's `# - ks.yaml`, 11 warnings to list the app's files in the
+    kustomization above them)."""
+    for target in commented:
+        for r in graph.objects_of(target) if target in graph.files else ():
+            body = r.body
+            api = str(body.get("apiVersion", ""))
+            if body.get("kind") == "Kustomization" and api.startswith("kustomize.toolkit"):
+                paths = [dict_of(body.get("spec")).get("path")]
+            elif body.get("kind") in ("Application", "ApplicationSet") and api.startswith(
+                    "argoproj.io/"):
+                spec = dict_of(body.get("spec"))
+                if body.get("kind") == "ApplicationSet":
+                    spec = dict_of(dict_of(spec.get("template")).get("spec"))
+                paths = [source.get("path") for _, source in argo_sources(spec)]
+            else:
+                continue
+            for path in paths:
+                if isinstance(path, str) and "{{" not in path and "${" not in path and (
+                        (rel := flux_rel(path)) == folder or folder.startswith(rel + "/")
+                        and rel):
+                    return True
     return False
 
 
