@@ -61,7 +61,8 @@ from reviewbot.model import sops
 from reviewbot.model.kustomize import include_entries, is_kustomization_file
 from reviewbot.model.objects import KObject, Model, with_kept
 from reviewbot.model.quantity import parse_quantity
-from reviewbot.model.transform import generated_objects
+from reviewbot.model.resource import Resource
+from reviewbot.model.transform import content_hash, generated_objects
 from reviewbot.model.values import VALUES_API, VALUES_KIND, merged_defaults, values_documents
 from reviewbot.words import misspelt
 
@@ -1232,13 +1233,24 @@ def _generated_items(model: Model) -> list[Item]:
     out = []
     for r, doc, where in generated_objects(builds):
         namespace = r.namespace or None
-        ref = f"{r.kind}/{namespace}/{r.name}" if namespace else f"{r.kind}/{r.name}"
+        # (named as the generator names it, without its content's hash: a change of its data
+        # is a change of the object, shown key by key, not a ConfigMap removed and another
+        # added; new-user trial eighty W4, as a tree without roots already showed it)
+        name = _unhashed(r)
+        identity = (*r.identity[:3], name)
+        ref = f"{r.kind}/{namespace}/{name}" if namespace else f"{r.kind}/{name}"
         out.append(Item(
-            r.identity, ref, r.kind, str(r.body.get("apiVersion")), namespace, r.name,
+            identity, ref, r.kind, str(r.body.get("apiVersion")), namespace, name,
             doc.file.path, r.body, doc, where, secret=secrecy_of(r.kind, r.group),
             clusters=frozenset(made.get(r.identity, ())),
         ))
     return out
+
+
+def _unhashed(r: Resource) -> str:
+    """A generated object's name without the content hash kustomize appends."""
+    suffix = "-" + content_hash(r.body)
+    return r.name[:-len(suffix)] if r.name.endswith(suffix) else r.name
 
 
 def diff_items(base: Sequence[Item], head: Sequence[Item],
