@@ -3297,6 +3297,54 @@ def test_a_flux_instance_syncing_the_artifact_ci_pushes_applies_its_folder(
         ("kustomize-integrity[not-applied]", "kubernetes/attic-app/web.yaml")]
 
 
+def test_an_artifact_url_a_script_assigns_is_read_and_one_of_no_literal_name_is_not(
+    tmp_path: Path,
+) -> None:
+    """Judge round DY (krezh/dextek): the cluster's artifact pushed as `oci://${tag}`, the
+    script assigning `tag="ghcr.io/${REPOSITORY_OWNER}/manifests/cluster:..."`, went unread;
+    another workflow's `oci://$OCI_TAG`, a step's output (`*`), matched every URL, so the
+    cluster's sync took that artifact's `/tmp/terraform` for its folder (2 false errors)."""
+    write(tmp_path, {
+        ".github/workflows/cluster.yaml": """
+            on: push
+            env:
+              REPOSITORY_OWNER: ${{ github.repository_owner }}
+            jobs:
+              publish:
+                runs-on: ubuntu-latest
+                steps:
+                - run: |
+                    tag="ghcr.io/${REPOSITORY_OWNER}/manifests/cluster:$(git rev-parse HEAD)"
+                    flux push artifact "oci://${tag}" \\
+                      --path="./kubernetes"
+        """,
+        ".github/workflows/terraform.yaml": """
+            on: push
+            jobs:
+              publish:
+                runs-on: ubuntu-latest
+                steps:
+                - env:
+                    OCI_TAG: ${{ steps.generate-tag.outputs.tag }}
+                  run: flux push artifact oci://$OCI_TAG --path=/tmp/terraform
+        """,
+        "kubernetes/clusters/home/instance.yaml": """
+            apiVersion: fluxcd.controlplane.io/v1
+            kind: FluxInstance
+            metadata: {name: flux, namespace: flux-system}
+            spec:
+              distribution: {version: 2.x}
+              sync: {kind: OCIRepository, url: oci://ghcr.io/acme/manifests/cluster,
+                     ref: main, path: ./clusters/home}
+        """,
+        "kubernetes/clusters/home/apps.yaml": APPS % ("./apps", "OCIRepository", "flux-system"),
+        "kubernetes/apps/web.yaml": FLOATING % "web",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "kubernetes/apps/web.yaml")]
+
+
 def test_the_argocd_apps_charts_values_declare_the_application_sets(tmp_path: Path) -> None:
     write(tmp_path, {
         "system/argocd/Chart.yaml": "apiVersion: v2\nname: argocd\nversion: 0.0.0\n",
