@@ -104,6 +104,30 @@ def test_the_object_diff_in_json_carries_the_connectivity_diff(
     assert code == 0 and json.loads(out)["connectivity_diff"] == []
 
 
+def test_a_review_names_every_address_but_the_private_ranges_as_one_peer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trials eighty W9 and eighty-one W2: an egress rule to `0.0.0.0/0` except the
+    private ranges closed read as four flows, `0.0.0.0-9.255.255.255[External]`, ... A review
+    names them as one; `netpol diff` keeps np-guard's ranges."""
+    repo = GitRepo(tmp_path / "repo")
+    pods = deployment("web", "shop", "{app: web}")
+    egress = ("---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+              "metadata: {name: web, namespace: shop}\nspec:\n"
+              "  podSelector: {matchLabels: {app: web}}\n  policyTypes: [Egress]\n"
+              "  egress:\n  - to: [{ipBlock: {cidr: 0.0.0.0/0, except: [10.0.0.0/8, "
+              "172.16.0.0/12, 192.168.0.0/16]}}]\n    ports: [{port: 443}]\n")
+    old = repo.commit({"a.yaml": pods + egress})
+    new = repo.commit({"a.yaml": pods + egress.replace("port: 443", "port: 8443")})
+    _, out, _ = run_cli(["diff", old, new, "--repo", str(repo.path), "--format", "json"],
+                        capsys)
+    assert [(c["destination"], c["ref1"], c["ref2"]) for c in json.loads(out)[
+        "connectivity_diff"]] == [("0.0.0.0/0 except 10.0.0.0/8, 172.16.0.0/12, "
+                                   "192.168.0.0/16[External]", "TCP 443", "TCP 8443")]
+    _, out, _ = run_cli(["netpol", "diff", old, new, "--repo", str(repo.path)], capsys)
+    assert "0.0.0.0-9.255.255.255[External]" in out
+
+
 def test_flows_of_a_change_whose_head_build_fails_wait_for_the_build(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

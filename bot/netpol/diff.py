@@ -113,23 +113,25 @@ def sides_of(nets: Sequence[tuple[str, Network]]) -> Side:
                 frozenset(p for part in parts for p in part.peers))
 
 
-def diff_sides(old: Side, new: Side) -> list[FlowChange]:
+def diff_sides(old: Side, new: Side, compact: bool = False) -> list[FlowChange]:
     """The changed flows, in np-guard's order: changed, added, removed (each sorted), the
     ingress controller's after all the others; cluster by cluster, as each flow runs in one.
 
     External ranges differ between the sides (each cut at its own ipBlocks): both are cut at
     every boundary of either, compared piece by piece, and pieces with the same other peer
-    and the same change are merged again where they touch."""
+    and the same change are merged again where they touch. ``compact`` (a review's, not
+    `netpol diff`'s np-guard format): ranges that span every address but a few holes are one
+    flow, named by those holes (:func:`_range_names`)."""
     out: list[FlowChange] = []
     for name in sorted(old.clusters() | new.clusters()):
         out += [replace(c, cluster=name) if name else c
-                for c in _diff_cluster(old.cluster(name), new.cluster(name))]
+                for c in _diff_cluster(old.cluster(name), new.cluster(name), compact)]
     out.sort(key=lambda c: (c.source == INGRESS_PEER, ORDER.index(c.diff_type), c.cluster,
                             c.line()))
     return out
 
 
-def _diff_cluster(old: Side, new: Side) -> list[FlowChange]:
+def _diff_cluster(old: Side, new: Side, compact: bool = False) -> list[FlowChange]:
     cuts: set[int] = set()
     for _, flow_src, flow_dst, _ in old.flows + new.flows:
         for name in (flow_src, flow_dst):
@@ -157,11 +159,29 @@ def _diff_cluster(old: Side, new: Side) -> list[FlowChange]:
         assert isinstance(src, str) and isinstance(dst, str)
         plain.append(FlowChange(kind, src, dst, a, b, _info(kind, (src, dst), old, new)))
     for (other, src_ip, kind, a, b), pieces in ranged.items():
-        for lo, hi in normalize(pieces):
-            name = f"{format_range((lo, hi))}[External]"
+        for name in _range_names(normalize(pieces), compact):
             pair = (name, other) if src_ip else (other, name)
             plain.append(FlowChange(kind, pair[0], pair[1], a, b, _info(kind, pair, old, new)))
     return plain
+
+
+_EVERY_IP = (0, 2 ** 32 - 1)
+
+
+def _range_names(intervals: Sequence[Interval], compact: bool) -> list[str]:
+    """How a flow change names the external addresses ``intervals`` hold: each range, or,
+    where they span the whole IPv4 space but for a few holes, that space and its holes as
+    CIDRs (new-user trials eighty W9 and eighty-one W2: a rule's `0.0.0.0/0` except the
+    private ranges was four flows, `0.0.0.0-9.255.255.255[External]`, ...)."""
+    if compact and len(intervals) > 1 and intervals[0][0] == _EVERY_IP[0] and (
+            intervals[-1][1] == _EVERY_IP[1]):
+        holes = [(intervals[i][1] + 1, intervals[i + 1][0] - 1)
+                 for i in range(len(intervals) - 1)]
+        cidrs = [str(net) for lo, hi in holes for net in ipaddress.summarize_address_range(
+            ipaddress.IPv4Address(lo), ipaddress.IPv4Address(hi))]
+        if len(cidrs) <= 8:
+            return [f"0.0.0.0/0 except {', '.join(cidrs)}[External]"]
+    return [f"{format_range(piece)}[External]" for piece in intervals]
 
 
 Key: TypeAlias = str | Interval
@@ -397,7 +417,7 @@ def review_connectivity(
             r.cluster for r in getattr(viewed.derived.get("reach"), "roots", ())}
         if len(named) == 1 and (sole := next(iter(named))) in before.clusters():
             new = [(sole, new[0][1])]
-    changes = diff_sides(before, sides_of(new))
+    changes = diff_sides(before, sides_of(new), compact=True)
     notes: dict[str, list[str]] = {}
     for name, net in new:
         mine = [c for c in changes if c.cluster == name]
