@@ -69,6 +69,21 @@ def test_app_template_pods_carry_the_labels_the_chart_renders(tmp_path: Path) ->
     assert net.all_notes() == []
 
 
+@pytest.mark.parametrize(("version", "names"), [
+    # common 4.0: the identifier appended to every name where there are several
+    ("4.0.1", ["echo-echo", "echo-worker"]),
+    # 4.1.0 on: never where it is the release's name (new-user trial eighty-two D1)
+    ("4.1.1", ["echo", "echo-worker"]),
+])
+def test_a_controller_named_as_its_release_keeps_the_release_s_name(
+        tmp_path: Path, version: str, names: list[str]) -> None:
+    worker = ECHO.replace("    service:", "      worker:\n        containers:\n"
+                                          "          app:\n            image: {repository: "
+                                          "busybox, tag: '1'}\n    service:")
+    net = build(tmp_path, worker + OCI.replace("VERSION", version))
+    assert sorted(p.peer.split("/")[1].split("[")[0] for p in net.pods) == names
+
+
 def test_the_controller_label_follows_the_chart_version() -> None:
     assert controller_key("4.6.2") == "app.kubernetes.io/controller"
     assert controller_key("3.7.3") == "app.kubernetes.io/component"

@@ -625,7 +625,8 @@ def _rendered(release: Release, raw: Any, pods: Sequence[PodTemplate]) -> Releas
         labels.update(_labels(mapping(controllers.get(cid, {}).get("pod")).get("labels")))
         if any(SUBSTITUTION.search(k) or SUBSTITUTION.search(v) for k, v in labels.items()):
             return replace(release, why_not="Flux substitutes ${...} in its pod labels")
-        workload = _resource_name(full, cid, controllers.get(cid, {}), len(controllers), major)
+        workload = _resource_name(full, cid, controllers.get(cid, {}), len(controllers), major,
+                                  _always_suffixed(values))
         rendered[id(pod)] = _as_rendered(pod, workload, labels, key is not None)
     by_id = _services(release, values, full, selector, key, controllers, major)
     services = tuple(by_id.values())
@@ -801,7 +802,8 @@ def _policies(values: Mapping[str, Any], base: Path, full: str, selector: Mappin
             if key is not None and isinstance(controller, str):
                 labels[key] = controller
             chosen = {"matchLabels": labels}
-        name = _resource_name(full, identifier, entry, len(enabled), major)
+        name = _resource_name(full, identifier, entry, len(enabled), major,
+                              _always_suffixed(values))
         out.append(RenderedPolicy(name, spec, base + ("networkpolicies", identifier, "rules"),
                                   chosen))
     return tuple(out)
@@ -832,9 +834,12 @@ def _labels(raw: Any) -> dict[str, str]:
 
 
 def _resource_name(full: str, identifier: str, values: Mapping[str, Any], count: int,
-                   major: tuple[int, int, int] | None) -> str:
+                   major: tuple[int, int, int] | None, always: bool = False) -> str:
     """A controller's or Service's name (``determineResourceNameFromValues``, 4.x; 3.x and
-    2.x suffix the identifier when there are several)."""
+    2.x suffix the identifier when there are several). From common 4.1.0 the identifier is
+    also appended when ``global.alwaysAppendIdentifierToResourceName`` (``always``), and
+    never when it is the name itself (new-user trial eighty-two D1: a release `searxng`'s
+    controller `searxng` read as `searxng-searxng`)."""
     if major is not None and major[0] >= 4:
         force = values.get("forceRename")
         if isinstance(force, str) and force:
@@ -843,7 +848,9 @@ def _resource_name(full: str, identifier: str, values: Mapping[str, Any], count:
         prefix = values.get("prefix")
         if isinstance(prefix, str) and prefix and prefix != name:
             name = f"{prefix}-{name}"
-        if count > 1 and not name.endswith(f"-{identifier}"):
+        later = major >= (4, 1, 0)
+        if (count > 1 or later and always) and not name.endswith(f"-{identifier}") and not (
+                later and identifier == name):
             name = f"{name}-{identifier}"
         suffix = values.get("suffix")
         if isinstance(suffix, str) and suffix and not name.endswith(f"-{suffix}"):
@@ -852,6 +859,11 @@ def _resource_name(full: str, identifier: str, values: Mapping[str, Any], count:
     if count > 1 and full != identifier:
         return f"{full}-{identifier}"
     return full
+
+
+def _always_suffixed(values: Mapping[str, Any]) -> bool:
+    """``global.alwaysAppendIdentifierToResourceName`` of app-template values (4.1.0 on)."""
+    return mapping(values.get("global")).get("alwaysAppendIdentifierToResourceName") is True
 
 
 def _services(release: Release, values: Mapping[str, Any], full: str,
@@ -873,7 +885,8 @@ def _services(release: Release, values: Mapping[str, Any], full: str,
         if not isinstance(controller, str) or controller not in controllers:
             continue
         if major[0] >= 4:
-            name = _resource_name(full, identifier, svc, len(enabled), major)
+            name = _resource_name(full, identifier, svc, len(enabled), major,
+                                  _always_suffixed(values))
         elif isinstance(svc.get("nameOverride"), str) and svc["nameOverride"]:
             override = svc["nameOverride"]
             name = full if override == full else f"{full}-{override}"
