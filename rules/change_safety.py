@@ -228,6 +228,12 @@ verdicts), never in `lint`, which sees one tree.
   (a semver range whose versions share one major, `^7.0.0` or `>=8.0.0 <9.0.0`, is that
   major; a range across majors is none), or an OCIRepository's `spec.ref.tag` a
   HelmRelease's `chartRef` names does (the chart's major, the HelmReleases named).
+- `chart-selector` (error, beside `chart-major`): an app-template release's chart moves to a
+  version whose common library puts the controller's identifier under another pod label
+  (3.x `app.kubernetes.io/component`, 4.x and 5.x `app.kubernetes.io/controller`): the label
+  is in each of its Deployments', StatefulSets' and DaemonSets' selectors, which Kubernetes
+  refuses to change ("field is immutable"), so helm-controller's upgrade fails and the
+  release stays at the old version until they are deleted (the chart's upgrade notes).
 - `oci-tag` (info): an OCIRepository's `spec.ref.tag` changes. For both, the rendered change
   is out of reach without the chart or artifact, and the message says so.
 - `oci-tag-form` (warning, in place of `oci-tag`): the new tag is a version written with a
@@ -412,7 +418,8 @@ SEVERITIES = {
     "deleted-in-use": "error",
     "orphaned": "warning", "suspended": "info", "resumed": "info", "gpu-restart": "info",
     "stuck-rollout": "error", "kept": "warning",
-    "chart-major": "info", "oci-tag": "info", "oci-tag-form": "warning",
+    "chart-major": "info", "chart-selector": "error", "oci-tag": "info",
+    "oci-tag-form": "warning",
     "sops-recipient": "warning",
     "sops-plaintext": "warning", "sops-unreadable": "warning", "crd-storage": "error",
     "namespace-missing": "warning", "namespace-misspelt": "error", "release-moved": "warning",

@@ -1876,6 +1876,37 @@ def test_only_a_template_change_under_a_surge_starts_a_stuck_rollout(
 # ---------------------------------------------------------------- versions
 
 
+def test_an_app_template_major_that_moves_the_controller_label_fails_the_upgrade(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial eighty-two D2: app-template 3.7.3 -> 4.1.2 moves the controller's
+    identifier from `app.kubernetes.io/component` to `app.kubernetes.io/controller`, a label
+    of the Deployment's selector, which Kubernetes never changes: helm-controller's upgrade
+    fails ("field is immutable"), the release stays at 3.x (the chart's upgrade notes). An
+    info of a major bump alone said nothing of it; 4.x -> 5.x keeps the label."""
+    oci = ("apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\n"
+           "metadata: {name: app-template, namespace: apps}\n"
+           "spec: {url: oci://ghcr.io/bjw-s-labs/helm/app-template, ref: {tag: %s}}\n")
+    release = ("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+               "metadata: {name: echo, namespace: apps}\n"
+               "spec:\n  chartRef: {kind: OCIRepository, name: app-template}\n"
+               "  values:\n    controllers:\n      echo:\n        containers:\n"
+               "          app: {image: {repository: ghcr.io/mendhak/http-https-echo, "
+               "tag: '33'}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"oci.yaml": oci % "3.7.3", "hr.yaml": release})
+    head = repo.commit({"oci.yaml": oci % "4.1.2"})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (1, [("error", "oci.yaml", 4), ("info", "oci.yaml", 4)])
+    assert found[0]["message"] == (
+        "HelmRelease apps/echo: app-template 3.7.3 -> 4.1.2 moves the controller label of "
+        "Deployment apps/echo from app.kubernetes.io/component to app.kubernetes.io/controller, "
+        "which is in its selector: Kubernetes refuses a changed selector (\"field is "
+        "immutable\"), so helm-controller's upgrade fails and the release stays at 3.7.3")
+    later = repo.commit({"oci.yaml": oci % "5.0.0"})
+    assert verdicts(review(repo, head, later, capsys)[1]) == [("info", "oci.yaml", 4)]
+
+
 def test_chart_major_bumps_and_oci_tag_bumps_are_info_a_tag_s_new_form_a_warning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

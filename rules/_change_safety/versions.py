@@ -25,6 +25,8 @@ def version_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
         path: Path = ("spec", "chart", "spec", "version")
         was, now = old.get(path), new.get(path)
         a, b = chart_major(was), chart_major(now)
+        if a is not None and b is not None and a != b and head is not None:
+            yield from _selectors_changed(head, new, path, [new], was, now)
         if a is not None and b is not None and a != b:
             chart = new.get(("spec", "chart", "spec", "chart")) or "the chart"
             yield Violation(
@@ -44,6 +46,8 @@ def version_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
         was, now = old.get(tag), new.get(tag)
         a, b = chart_major(was), chart_major(now)
         users = _chart_users(head, new) if head is not None and a != b else []
+        if a is not None and b is not None and a != b and users and head is not None:
+            yield from _selectors_changed(head, new, tag, users, was, now)
         if a is not None and b is not None and a != b and users:
             # (a chart through chartRef: new-user trial thirty-six's app-template 4 -> 5 was
             # an oci-tag info that said nothing of a major version)
@@ -87,6 +91,39 @@ def version_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
                 kind="oci-tag",
             )
 
+
+
+def _selectors_changed(head: Model, obj: KObject, at: Path, users: list[KObject], was: object,
+                       now: object) -> Iterator[Violation]:
+    """``chart-selector`` (error): the change moves app-template releases (``users``, their
+    chart's version written at ``at`` of ``obj``) to a version whose common library puts
+    the controller's identifier under another pod label (3.x `app.kubernetes.io/component`,
+    4.x `app.kubernetes.io/controller`): the label is in each Deployment's, StatefulSet's
+    and DaemonSet's selector, which Kubernetes refuses to change ("field is immutable"), so
+    helm-controller's upgrade fails, and the release stays at the old version until they are
+    deleted (the chart's upgrade notes, 3.x to 4.0.x; new-user trial eighty-two D2)."""
+    from reviewbot.model.releases import APP_TEMPLATE, controller_key, releases
+
+    old_key, new_key = controller_key(str(was)), controller_key(str(now))
+    if old_key is None or new_key is None or old_key == new_key:
+        return
+    mine = {id(u) for u in users}
+    held = [f"{p.kind} {p.namespace}/{p.name}" for r in releases(head)
+            if id(r.obj) in mine and r.chart == APP_TEMPLATE
+            for p in r.pods.values() if p.kind in ("Deployment", "StatefulSet", "DaemonSet")]
+    if not held:
+        return
+    shown = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
+    yield Violation(
+        obj, at,
+        f"{', '.join(f'HelmRelease {object_name(u)}' for u in users[:3])}: app-template "
+        f"{was} -> {now} moves the controller label of {shown} from {old_key} to "
+        f"{new_key}, which is in {'its' if len(held) == 1 else 'their'} selector: "
+        "Kubernetes refuses a changed selector (\"field is immutable\"), so helm-controller's "
+        f"upgrade fails and the release stays at {was}",
+        fix=f"Delete {shown} as the upgrade is applied (the chart's upgrade notes: they are "
+            "recreated), or stay on the major version.",
+        kind="chart-selector")
 
 
 _VERSION_TAG = re.compile(r"v?[0-9]+(\.[0-9]+)*([-+.].*)?")
