@@ -1343,6 +1343,20 @@ def test_a_removed_kustomization_deletes_what_its_components_made(
         "Cluster shop/b is no longer applied (Kustomization flux-system/b no longer lists "
         "../../components/volsync in spec.components), and Kustomization flux-system/b "
         "(spec.prune: true) prunes")
+    # the key removed whole, and a variable beside it: the component is named, at the line
+    # that now stands where it was (new-user trial eighty-two D3: "changed spec.postBuild
+    # .substitute.VOLSYNC_CAPACITY", or `wait: false`, a line the diff does not show)
+    gone = COMPONENT_KS.format(app="b").replace(
+        "      components:\n        - ../../components/volsync\n", "").replace(
+        "{APP: b}", "{APP: b, SIZE: 1Gi}")
+    base2 = repo.commit({"clusters/prod/b.yaml": COMPONENT_KS.format(app="b").replace(
+        "{APP: b}", "{APP: b, SIZE: 2Gi}")})
+    keyless = repo.commit({"clusters/prod/b.yaml": gone})
+    code, found = review(repo, base2, keyless, capsys)
+    assert sorted((f["object"], f["file"], f["line"]) for f in found if f["severity"] == (
+        "error")) == [("Cluster/shop/b", "clusters/prod/b.yaml", 8),
+                      ("PersistentVolumeClaim/shop/b-data", "clusters/prod/b.yaml", 8)]
+    assert "no longer lists ../../components/volsync in spec.components" in found[0]["message"]
 
 
 def test_no_prune_verdict_when_the_head_build_of_the_applier_fails(

@@ -949,13 +949,18 @@ class _Fates:
         entry = self.modified.get(id(applier))
         if entry is None or not entry.file:
             return None
-        for change in entry.changes:
+        # (what the build reads before the variables it substitutes: new-user trial eighty-
+        # two D3 dropped a component and its variable, and the finding named the variable)
+        for change in sorted(entry.changes, key=lambda c: c.path[:2] == ("spec", "postBuild")):
             if change.line is not None and change.path[:2] in _BUILD_FIELDS:
                 who = f"{applier.kind} {object_name(applier)}"
                 field = ".".join(str(p) for p in change.path)
                 old = entry.base
                 written = items(old.get(change.path)) if old is not None else []
                 gone = [i for i, v in enumerate(written) if v in change.items_removed]
+                if not gone and written and entry.head is not None and (
+                        entry.head.get(change.path) is None):
+                    gone = list(range(len(written)))  # (the whole list removed, its key too)
                 if old is not None and gone and old.file == entry.file:
                     # a removed entry (a component): the line that now stands where it was
                     return (f"{who} no longer lists {written[gone[0]]} in {field}",
