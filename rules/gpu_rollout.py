@@ -417,8 +417,12 @@ def _edits(pod: PodTemplate) -> tuple[Edit, ...]:
             pod.origin.chart == "app-template" and pod.kind == "Deployment"
             and isinstance(pod.obj.get(pod.spec_path), dict)):
         # a controller written in the release itself: app-template's own key, which renders
-        # no rollingUpdate beside Recreate (new-user trial seventy-five D9: "would fix 0")
-        return (edit(pod.obj, strategy.path, "set", "Recreate"),)
+        # no rollingUpdate beside Recreate (new-user trial seventy-five D9: "would fix 0");
+        # its `rollingUpdate` values, then read by nothing, go too (trial eighty-two W6)
+        controller = pod.obj.get(strategy.path[:-1])
+        return (edit(pod.obj, strategy.path, "set", "Recreate"), *(
+            (edit(pod.obj, (*strategy.path[:-1], "rollingUpdate"), "remove"),)
+            if isinstance(controller, dict) and "rollingUpdate" in controller else ()))
     if strategy is None or is_values_pod(pod) or (
             pod.component is None and pod.obj.kind != "Deployment"):
         return ()

@@ -274,6 +274,14 @@ spec:
     # and `--fix` writes it (new-user trial seventy-five D9: "would fix 0 findings")
     assert [(e.path, e.op, e.value) for f in result.findings for e in f.edits] == [
         (("spec", "values", "controllers", "vllm", "strategy"), "set", "Recreate")]
+    # its `rollingUpdate` values, which Recreate leaves unread, go with it (new-user trial
+    # eighty-two W6: a dead `rollingUpdate: {surge: 1}` stayed)
+    rolling = text.replace("        strategy: RollingUpdate\n", "        strategy: RollingUpdate\n"
+                           "        rollingUpdate: {surge: 1, unavailable: 0}\n")
+    result = lint_text(tmp_path / "rolling", rolling, only=["gpu-rollout"], config=INVENTORY)
+    assert [(e.path, e.op) for f in result.findings for e in f.edits] == [
+        (("spec", "values", "controllers", "vllm", "strategy"), "set"),
+        (("spec", "values", "controllers", "vllm", "rollingUpdate"), "remove")]
 
 
 def test_a_pod_no_node_is_pinned_for_borrows_room_where_the_cluster_s_gpus_leave_it(
