@@ -278,7 +278,9 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     for cluster, view in views(model):  # the pods of two clusters never share a node
         yield from _cluster(view, cluster)
         yield from _scale_targets(view)
-        yield from _drains_blocked(view)
+        # (of that cluster's pods: a budget both build alike blocks each cluster's drain
+        # with its own count)
+        yield from (replace(v, cluster=cluster) if cluster else v for v in _drains_blocked(view))
         yield from _claims_missing(view)
         yield from _priorities_missing(view)
         yield from _quotas(view)

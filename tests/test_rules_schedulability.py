@@ -1158,3 +1158,24 @@ def test_a_namespace_less_quota_sums_only_the_namespace_less_pods_beside_it(
     write(tmp_path, {"team/app/web.yaml": pod})
     assert checks(lint_dir(tmp_path, only=["schedulability"])) == [
         ("schedulability[quota-exceeded]", 6), ("schedulability[quota-surge]", 7)]
+
+
+def test_a_budget_two_clusters_build_alike_is_judged_of_each_cluster_s_pods(
+        tmp_path: Path) -> None:
+    """New-user trial eighty-one W1: one budget, staging's 2 replicas and production's 3:
+    each finding was said of both clusters, and the text read "alike: 3". Each cluster's
+    finding is of that cluster."""
+    budget = ("apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+              "metadata: {name: api, namespace: api}\n"
+              "spec: {maxUnavailable: 0, selector: {matchLabels: {app: api}}}\n")
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [pdb.yaml, api.yaml]\n",
+        "base/pdb.yaml": budget,
+        "base/api.yaml": quota_pod("api", replicas=2).removeprefix("---\n"),
+        "dev/kustomization.yaml": "resources: [../base]\n",
+        "prod/kustomization.yaml": "resources: [../base]\nreplicas: [{name: api, count: 3}]\n",
+        ".reviewbot.yaml": "clusters:\n- {name: dev, paths: [dev]}\n- {name: prod, paths: [prod]}\n",
+    })
+    result = lint_dir(tmp_path, only=["schedulability"])
+    assert sorted((f.clusters, f.message.split(" of the ")[1][:1]) for f in result.findings
+                  if f.kind == "drain-blocked") == [(("dev",), "2"), (("prod",), "3")]

@@ -148,6 +148,11 @@ class Violation:
     # (``failing_build`` of that cluster; ``Model.unbuilt`` says it of every cluster): it
     # reaches that cluster not at all, as the engine then says
     unbuilt: str | None = None
+    # the one cluster whose view the finding judges (a rule's per-cluster view: the pods a
+    # budget there selects), where its object reaches others too: the finding is of that
+    # cluster alone (new-user trial eighty-one W1 read "alike: 3" of one budget's two
+    # clusters, each finding said of both)
+    cluster: str | None = None
 
 
 def doubted(severity: str, message: str, doubt: str | None,

@@ -590,6 +590,13 @@ def _received(decisions: Iterable[Decision], model: Model) -> Iterator[Decision]
         yield decision
 
 
+def _clusters(model: Model | None, v: Violation) -> tuple[str, ...]:
+    """The clusters a finding is of: its object's (:func:`clusters_of`), or the one its
+    rule's view judged (``Violation.cluster``) where the object reaches it."""
+    found = clusters_of(model, v.obj)
+    return (v.cluster,) if v.cluster is not None and v.cluster in found else found
+
+
 def make_finding(rule: Rule, v: Violation, severity: str | None,
                  model: Model | None = None) -> Finding:
     """The finding of ``v``: located, its severity the configured one or the rule's for its
@@ -642,7 +649,7 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
         line=line, column=column, object=ref, message=message, fix=v.fix or rule.fix,
         path=shown, key=stable_key(v.obj, v.path, v.key),
         kind=v.kind or "",
-        edits=v.edits, clusters=clusters_of(model, v.obj),
+        edits=v.edits, clusters=_clusters(model, v),
         cause=v.cause or "", amount=v.amount,
         others=tuple(make_finding(rule, o, severity, model) for o in v.others),
     )
