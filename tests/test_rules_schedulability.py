@@ -1174,7 +1174,8 @@ def test_a_budget_two_clusters_build_alike_is_judged_of_each_cluster_s_pods(
         "base/api.yaml": quota_pod("api", replicas=2).removeprefix("---\n"),
         "dev/kustomization.yaml": "resources: [../base]\n",
         "prod/kustomization.yaml": "resources: [../base]\nreplicas: [{name: api, count: 3}]\n",
-        ".reviewbot.yaml": "clusters:\n- {name: dev, paths: [dev]}\n- {name: prod, paths: [prod]}\n",
+        ".reviewbot.yaml": ("clusters:\n- {name: dev, paths: [dev]}\n"
+                            "- {name: prod, paths: [prod]}\n"),
     })
     result = lint_dir(tmp_path, only=["schedulability"])
     assert sorted((f.clusters, f.message.split(" of the ")[1][:1]) for f in result.findings
