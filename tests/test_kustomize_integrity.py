@@ -1499,11 +1499,11 @@ def test_a_folder_a_generator_plugin_reads_holds_no_unlisted_file(tmp_path: Path
         """,
         "set/input/deny-escalation/template.yaml": policy % "t",
         "set/input/deny-escalation/constraint.yaml": policy % "c",
-        "set/input/deny-added-caps/template.yaml": policy % "u",
+        "set/input/deny-added-caps/constraint.yaml": policy % "u",
     })
     result = lint(tmp_path)
     assert [(f.file, f.severity) for f in result.findings] == [
-        ("set/input/deny-added-caps/template.yaml", "warning")]
+        ("set/input/deny-added-caps/constraint.yaml", "warning")]
 
 
 def test_an_entry_a_script_of_the_tree_writes_before_its_build_is_not_missing(

@@ -5224,3 +5224,32 @@ def test_a_template_a_tool_fills_below_a_kustomization_is_no_unlisted_file(
     result = lint_dir(tmp_path, only=["kustomize-integrity"])
     assert [f.file for f in result.findings if f.kind == "unreachable"] == [
         "bench/extra/other.yaml"]
+
+
+def test_overlays_the_repository_s_scripts_apply_are_clusters_of_their_own(
+        tmp_path: Path) -> None:
+    """New-user trial eighty-three D1: no GitOps root, a Makefile (and CI) applying
+    `overlays/staging` and `overlays/prod`: judged as one cluster, their two copies of a
+    Deployment were summed against each copy of the namespace's quota (10 false errors).
+    Where nothing else roots the tree, two or more kustomizations its scripts apply that make
+    one object alike are each a cluster."""
+    deploy = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ml}\n"
+              "spec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n"
+              "    metadata: {labels: {app: web}}\n    spec:\n      containers:\n"
+              "      - {name: web, image: 'web:1@sha256:" + "0" * 64 + "',\n"
+              "         resources: {requests: {cpu: '1'}, limits: {cpu: '1', memory: 1Gi}}}\n")
+    quota = ("apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q, namespace: ml}\n"
+             "spec: {hard: {requests.cpu: '3'}}\n")
+    write(tmp_path, {
+        "Makefile": ("staging:\n\tkubectl apply -k overlays/staging\n"
+                     "prod:\n\tkubectl apply -k overlays/prod\n"),
+        "base/kustomization.yaml": "resources: [deploy.yaml, quota.yaml]\n",
+        "base/deploy.yaml": deploy, "base/quota.yaml": quota,
+        "overlays/staging/kustomization.yaml": "resources: [../../base]\n",
+        "overlays/prod/kustomization.yaml": "resources: [../../base]\n",
+    })
+    result = lint_dir(tmp_path, only=["schedulability"])
+    assert [f.kind for f in result.findings] == []
+    assert [(r.cluster, r.how) for r in result.model.derived["reach"].roots] == [
+        ("overlays/prod (applied by Makefile)", "kustomization applied by Makefile"),
+        ("overlays/staging (applied by Makefile)", "kustomization applied by Makefile")]

@@ -390,7 +390,9 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     if not steps and not walker.argo_candidates():
         steps = list(walker.chart_roots())  # (a chart installed by hand, its templates the
         if not steps:  # Flux Kustomizations of the cluster: lynh7/home-cluster)
-            return None
+            steps = _scripted_overlays(walker, graph, aside)
+            if not steps:
+                return None
     # self-applying Kustomizations walked shallowest first: one a shallower one's walk
     # applies (cluster-apps-mariadb, applied by helios' cluster-apps, whose path is its own
     # folder) roots no cluster of its own (judge round DP: truxnell/home-cluster's HelmRelease
@@ -649,6 +651,35 @@ MAX_REACHED = 2_000  # folders an entry's Flux Kustomizations are followed to (_
 # of a generator that are no generator
 EVALUATED_GENERATORS = frozenset({"clusters", "git", "list", "matrix", "merge"})
 _GENERATOR_OPTIONS = frozenset({"selector", "template", "values"})
+
+
+def _scripted_overlays(walker: _Walker, graph: Graph, aside: Callable[[str], bool]
+                       ) -> list[_Step]:
+    """Where nothing else roots the tree, the kustomizations its own scripts and Makefiles
+    apply (``kubectl apply -k overlays/staging``), when they are two or more whose builds
+    make objects of one identity: environments, each a cluster of its own, never one
+    cluster holding both copies (new-user trial eighty-three D1: CI applied staging and
+    prod; judged as one cluster, their two copies of a Deployment were summed against each
+    namespace's quota, 10 false errors). Their roots are the scripts' (:data:`SCRIPTED`)."""
+    applied = {folder: script for folder, script in graph.applied_kustomizations().items()
+               if not aside(graph.by_dir[folder].file) and not graph.by_dir[folder].is_component}
+    if len(applied) < 2:
+        return []
+    seen: dict[tuple[str, str, str, str], str] = {}
+    shared = False
+    for folder in applied:
+        for r in graph.build(folder).resources:
+            other = seen.setdefault(r.identity, folder)
+            shared = shared or other != folder
+    if not shared:
+        return []
+    steps = []
+    for folder, script in sorted(applied.items()):
+        file = graph.by_dir[folder].file
+        cluster = f"{folder} (applied by {script})"
+        walker.reach.roots.append(Root(cluster, f"{SCRIPTED[1]}{script}", file, folder))
+        steps.append(_Step(cluster, file, {"path": "./" + folder}, "default", (), folder))
+    return steps
 
 
 def _unevaluated(documents: Iterable[Document], aside: Callable[[str], bool]
