@@ -793,6 +793,30 @@ def test_a_workload_renamed_under_its_autoscaler_is_an_error_in_a_review(
         "maxReplicas, 6, no longer applies)"]
 
 
+def test_a_pod_too_big_in_several_resources_names_each_gpus_first(tmp_path: Path) -> None:
+    """New-user trial eighty-three D4: 64 cpu, 512Gi and 8 GPUs on nodes of 32, ~62Gi and 4:
+    the finding named the cpu alone, and its fix, followed, left the pod Pending (the
+    scheduler says each insufficient resource)."""
+    text = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ray, namespace: ml}
+spec:
+  template:
+    spec:
+      containers:
+      - name: worker
+        image: rayproject/ray:2.9.0
+        resources: {limits: {cpu: "64", memory: 512Gi, nvidia.com/gpu: "8"}}
+"""
+    (found,) = lint_text(tmp_path, text, only=["schedulability"], config=INVENTORY).findings
+    assert found.message.startswith("ray: one pod requests 8 nvidia.com/gpu, but no inventory "
+                                    "node that admits it has that much")
+    assert ", and 64 cpu (worker-1 has 32), and 512Gi memory (worker-1 has " in found.message
+    assert found.fix == ("Lower the nvidia.com/gpu request to fit worker-1, and the cpu "
+                         "request, and the memory request, or add a node that can hold it.")
+
+
 def test_a_gpu_request_an_engine_shards_over_is_lowered_with_its_parallelism(
         tmp_path: Path) -> None:
     """New-user trial forty-five: 4 GPUs at --tensor-parallel-size=4, the largest node of 2
