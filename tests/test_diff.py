@@ -1190,6 +1190,14 @@ def test_one_document_that_two_builds_make_changes_once_and_a_kustomization_is_a
                             head], capsys)
     assert [(e["object"], e.get("builds")) for e in json.loads(out)["diff"]][:2] == [
         ("Deployment/shop/web", ["overlays/a"]), ("Deployment/shop/web", ["overlays/b"])]
+    # objects two builds add alike: counted once in the list's summary too (new-user trial
+    # eighty-three D5 read "2 added" above "+ 4 objects added", two listed)
+    added = repo.commit({"base/kustomization.yaml": "resources: [deploy.yaml, cm.yaml]\n",
+                         "base/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                                         "metadata: {name: c, namespace: shop}\n"})
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "markdown", head,
+                            added], capsys)
+    assert "<summary>+ 1 object added</summary>" in out, out
 
 
 def test_the_same_change_to_one_document_in_four_namespaces_is_one_entry(
