@@ -589,6 +589,13 @@ def test_the_fix_summary_counts_the_findings_as_lint_shows_them(
     assert capsys.readouterr().err == (
         "reviewbot: would fix 0 findings; 1 error or warning has no mechanical fix (the fix is "
         "said in `reviewbot lint`)\n")
+    # and what it fixes, or would with --unsafe-fixes, alike (new-user trial eighty-three W7:
+    # "would fix 2 findings" of lint's one)
+    copies = [dataclasses.replace(found, clusters=(c,)) for c in ("dev", "prod")]
+    fix_command._summary(FixOutcome(texts={"a.yaml": ""}, fixed=copies,
+                                    unsafe_skipped=copies), written=False)
+    assert capsys.readouterr().err.startswith(
+        "reviewbot: would fix 1 finding in 1 file; 1 more with --unsafe-fixes")
 
 
 def test_an_alias_bomb_is_not_expanded() -> None:
