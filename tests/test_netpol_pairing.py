@@ -2870,3 +2870,36 @@ def test_an_ingress_backend_denied_by_a_policy_selecting_no_pod_names_that_selec
         "of web/web): the ingress controller's requests for this path are dropped")
     assert denied.fix == "Make the podSelector of NetworkPolicy web/web match web/web (app=web)."
     assert [(o.file.rsplit("/", 1)[-1], o.line) for o in denied.others] == [("web.yaml", 71)]
+
+
+def test_a_url_host_beside_its_port_key_calls_that_port(tmp_path: Path) -> None:
+    """Judge round EA (soulwhisper/home-ops): `MQTT_HOST: http://mosquitto` beside
+    `MQTT_PORT: "1883"` was read as port 80, the scheme's: "Service has no port 80". The
+    port key beside it names the port."""
+    text = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: sgcc, namespace: home}
+spec:
+  selector: {matchLabels: {app: sgcc}}
+  template:
+    metadata: {labels: {app: sgcc}}
+    spec:
+      containers:
+      - name: sgcc
+        image: sgcc:1
+        env:
+        - {name: MQTT_HOST, value: "http://mosquitto"}
+        - {name: MQTT_PORT, value: "%s"}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: mosquitto, namespace: home}
+spec:
+  selector: {app: mosquitto}
+  ports: [{port: 1883}]
+"""
+    assert [f.kind for f in lint_text(tmp_path, text % "1883", only=[RULE]).findings
+            if f.kind == "dependency-port"] == []
+    assert [f.kind for f in lint_text(tmp_path / "other", text % "8883", only=[RULE]).findings
+            if f.kind == "dependency-port"] == ["dependency-port"]
