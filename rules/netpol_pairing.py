@@ -2073,8 +2073,12 @@ def _changes(diff: TreeDiff, base: Model, head: Model, current: list[str | None]
                     said.add(place)
                     from reviewbot.words import misspelt  # (a value naming no Service only)
 
-                    near = misspelt(e.service, {sv.name for sv in view.services
-                                                if sv.namespace == e.namespace})
+                    names = {sv.name for sv in view.services if sv.namespace == e.namespace}
+                    # (or the one Service named after it with one word more: app-template's
+                    # `searxng-app` for `searxng`, new-user trial eighty-two W2)
+                    longer = sorted(n for n in names if n.startswith(e.service + "-"))
+                    near = misspelt(e.service, names) or (longer[0] if len(longer) == 1
+                                                          else "")
                     yield _unknown_call(pod, decl, sorted(
                         str(c) for c, v in views(head) if c != cluster and any(
                             (sv.namespace, sv.name) == key for sv in v.services)), near, moved)

@@ -894,6 +894,17 @@ def test_a_value_naming_no_service_beside_one_of_a_close_name_offers_it(
         "shop/web calls catalg:9000, but no Service shop/catalg is in this repository (did "
         "you mean catalog?)",
         "Point the address at Service shop/catalog, or add Service shop/catalg.")
+    # or the one named after it with a word more (new-user trial eighty-two W2: `searxng`
+    # for app-template's `searxng-app`)
+    repo, base = shop_repo(tmp_path / "longer")
+    head = repo.commit({"shop.yaml": SHOP.replace(
+        '        - {name: CART_ADDR', '        - {name: CAT_ADDR, value: "cat:9000"}\n'
+        '        - {name: CART_ADDR'), "catalog.yaml": CATALOG.format(name="cat-api")})
+    found_longer = [f for f in review_findings(repo, base, head, capsys)
+                    if "cat:9000" in f["message"]]
+    assert [f["message"].split(". Not certain")[0] for f in found_longer] == [
+        "shop/web calls cat:9000, but no Service shop/cat is in this repository (did you "
+        "mean cat-api?)"]
 
 
 def test_a_value_naming_a_namespace_the_repository_does_not_show_offers_the_service_s_own(
