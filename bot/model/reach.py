@@ -665,6 +665,11 @@ def _scripted_overlays(walker: _Walker, graph: Graph, aside: Callable[[str], boo
                if not aside(graph.by_dir[folder].file) and not graph.by_dir[folder].is_component}
     if len(applied) < 2:
         return []
+    files = {folder: graph.build(folder).files for folder in applied}
+    if any(graph.by_dir[other].file in files[folder]
+           for folder in applied for other in applied if other != folder):
+        return []  # (one builds another: a project's install and its dev overlay, kserve's
+        # config/default and config/overlays/development; not environments apart)
     seen: dict[tuple[str, str, str, str], str] = {}
     shared = False
     for folder in applied:
