@@ -3972,6 +3972,8 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
         # (judge round BL: FudanSELab/train-ticket's superseded `old-docs/k8s/`, 64 errors)
         "old-docs/k8s/job.yaml": FLOATING % "old-doc-example",
         "cmd/cli/_testdata/pod.yaml": FLOATING % "go-ignored",
+        # (judge round EB: strimzi's Maven `src/test/resources`, invalid on purpose)
+        "operator/src/test/resources/example2.yaml": FLOATING % "unit-test-data",
         "examples/web.yaml": FLOATING % "example",
         "clusters/test/web.yaml": FLOATING % "an-environment",
         # a test's kustomization patching the repository's own manifests (argo-cd's
@@ -3995,6 +3997,8 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
         ("kustomize-integrity[not-applied]", "info", "docs/manual/job.yaml"),
         ("kustomize-integrity[not-applied]", "info", "e2e/pod.yaml"),
         ("kustomize-integrity[not-applied]", "info", "old-docs/k8s/job.yaml"),
+        ("kustomize-integrity[not-applied]", "info",
+         "operator/src/test/resources/example2.yaml"),
         ("kustomize-integrity[not-applied]", "info", "test/cmp/patch.yaml"),  # (test/ all)
         ("kustomize-integrity[not-applied]", "info", "tests/conformance/pod.yaml"),
     ]
@@ -4004,7 +4008,9 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
         "nothing in it is judged"] * 3 + [
         "(a folder named with a leading _, which tools such as go ignore, no build reads), so "
         "nothing in it is judged"] + [
-        "(documentation no build reads), so nothing in it is judged"] * 2)
+        "(documentation no build reads), so nothing in it is judged"] * 2 + [
+        "(a program's unit-test resources, which its tests read, no build reads), so "
+        "nothing in it is judged"])
     assert {f.fix for f in result.findings if f.kind == "not-applied"} == {
         "Nothing to do if it is kept for tests, documentation or reference; if a cluster "
         "should receive it, move it out and list it where a cluster's root builds it."}

@@ -2493,6 +2493,10 @@ def _folder_aside(folder: str) -> str | None:
         return "a folder named with a leading _, which tools such as go ignore,"
     if parts and parts[0] in ("test", "tests", "e2e"):  # (clusters/e2e is an environment)
         return "a test suite, which its harness applies to a test cluster,"
+    if any(p == "src" and parts[i + 1:i + 2] == ["test"] for i, p in enumerate(parts)):
+        # (Maven's and Gradle's `src/test/resources`: a program's unit tests read them, some
+        # invalid on purpose; judge round EB, strimzi's example2.yaml, 5 false errors)
+        return "a program's unit-test resources, which its tests read,"
     if parts and (parts[0] in DOC_NAMES or DOC_WORDS.intersection(_WORD.findall(
             parts[0].lower()))):  # (`old-docs/`, `user-docs/`: judge round BL)
         return "documentation"
