@@ -267,6 +267,8 @@ def test_the_command_line_version_overrides_the_measured_one(
     code, out, _ = run_cli(["lint", ".", "--rule", RULE, "--kubernetes-version", "1.33"],
                            capsys)
     assert code == 1 and "Kubernetes 1.33 does not serve FlowSchema" in out
+    # a FlowSchema is cluster-scoped: `Kind/name` (trial 84 D5: `FlowSchema/default/batch`)
+    assert "] FlowSchema/batch\n" in out
     code, out, _ = run_cli(["lint", ".", "--rule", RULE, "--kubernetes-version", "v1.31.2"],
                            capsys)
     assert code == 0 and "removed in 1.32" in out

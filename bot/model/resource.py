@@ -41,6 +41,12 @@ CLUSTER_SCOPED = frozenset({
     "CSIDriver", "CSINode", "VolumeSnapshotClass", "ClusterIssuer", "ClusterSecretStore",
     "ClusterServingRuntime", "ClusterStorageContainer", "GatewayClass", "ClusterPolicy",
     "ClusterExternalSecret", "PodSecurityPolicy", "VolumeAttachment",
+    # the rest of Kubernetes' own (`kubectl api-resources --namespaced=false`, 1.32), but
+    # IPAddress and ServiceCIDR, whose names Cluster API's namespaced kinds share (trial 84
+    # D5: a FlowSchema named `FlowSchema/default/...`)
+    "FlowSchema", "PriorityLevelConfiguration", "CertificateSigningRequest",
+    "ClusterTrustBundle", "ComponentStatus", "VolumeAttributesClass", "MutatingAdmissionPolicy",
+    "MutatingAdmissionPolicyBinding", "StorageVersionMigration", "DeviceClass",
     # Cilium's cluster-scoped CRDs (docs.cilium.io: "a cluster-scoped CustomResourceDefinition")
     "CiliumClusterwideNetworkPolicy", "CiliumClusterwideEnvoyConfig", "CiliumLoadBalancerIPPool",
     "CiliumL2AnnouncementPolicy", "CiliumBGPPeeringPolicy", "CiliumBGPClusterConfig",
