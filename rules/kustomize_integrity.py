@@ -350,8 +350,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   upgraded; not judged with `ignoreMissingValuesFiles: true`, nor for a variable;
 - a path an ApplicationSet's evaluated generators give one of its Applications (a list
   element `{env: qa}` for `envs/{{env}}`) that no folder holds, where another of its paths
-  resolves here (`missing`, at the template's source path): Argo CD cannot generate that
-  Application's manifests and syncs nothing;
+  resolves here, or, none of its own resolving, another Application's source of the same
+  repository and revision does (`missing`, at the template's source path): Argo CD cannot
+  generate that Application's manifests and syncs nothing;
 - an ApplicationSet's git directory generator entry (not `exclude`, no template) that names
   no folder of the repository, where another entry of it names one (so its repository is
   this one), is `idle-generator` (warning): Argo CD makes no Application for it, without an
@@ -4204,21 +4205,38 @@ def _generated_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[V
     kept, said nothing). At the template's source path, naming the path."""
     reach = model.derived.get("reach")
     generated = reach.generated_sources if reach is not None else {}
+    elsewhere: dict[tuple[str, str], set[str]] | None = None  # (others' roots: read once)
     for obj in model.objects:
         if obj.kind != "ApplicationSet" or obj.group != ARGO_GROUP:
             continue
         paths = [p for p, _ in generated.get((obj.file, obj.name), ())]
         found = {p: graph.argo_folder(obj.file, p) for p in paths}
-        if not any(t is not None for t in found.values()):
-            continue  # none resolves: another repository's, or not seen
         # (a generated path is judged in the repository of those that resolve: a list
         # element's `gitRepo` may name another, christianh814/gitops-examples' green)
         urls = reach.generated_urls.get((obj.file, obj.name), {}) if reach is not None else {}
         here = {urls.get(p) for p, t in found.items() if t is not None}
         template = obj.get(("spec", "template", "spec"))
+        sources = list(argo_sources(template if isinstance(template, dict) else {}))
         at = next((("spec", "template", "spec", *where, "path") for where, source in
-                   argo_sources(template if isinstance(template, dict) else {})
-                   if isinstance(source.get("path"), str)), ("spec", "template"))
+                   sources if isinstance(source.get("path"), str)), ("spec", "template"))
+        why = "the paths of its other Applications resolve here"
+        if not here and paths:
+            # none of its own resolves: other Applications of its repository and revision
+            # that resolve here tell it is this one (trial 84 D2: `serving/overlay/{{.env}}`
+            # beside an ApplicationSet of the same repoURL whose paths resolve, an info)
+            revision = next((str(source.get("targetRevision") or "HEAD").strip()
+                             for _, source in sources), "")
+            if elsewhere is None:
+                elsewhere = _argo_sources(model, index, graph)[1]
+            keys = {(u, revision) for u in urls.values() if u and "{{" not in u + revision}
+            roots = {root for key in keys for root in elsewhere.get(key, ())}
+            if roots and all(t is None for t in found.values()) and all(
+                    index.covers(_joined(root, p)) for root in roots for p in paths):
+                here = set(urls.values())
+                key = next(iter(sorted(keys)))
+                why = f"other Applications of {key[0]} at {key[1]} resolve here"
+        if not here:
+            continue  # none resolves: another repository's, or not seen
         lost = [path for path, target in found.items()
                 if target is None and urls.get(path) in here and not flux_rel(path).startswith(
                     "..") and index.covers(flux_rel(path))]
@@ -4236,11 +4254,14 @@ def _generated_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[V
         yield Violation(
             obj, element or at,
             f"ApplicationSet {obj.namespace}/{obj.name} generates {what} not exist in this "
-            "repository (the paths of its other Applications resolve here): Argo CD cannot "
+            f"repository ({why}): Argo CD cannot "
             f"generate {'its' if len(lost) == 1 else 'their'} manifests and syncs nothing"
             + (f" (its element's {written!r} names no folder: did you mean {meant!r}?)"
                if element else ""), kind="missing",
             fix=(f"Write {meant!r} for {written!r} in the element." if element else
+                 f"Write {meant!r} for {written!r} in the template's path." if meant and all(
+                     written in flux_rel(p).split("/") for p in lost) and written in str(
+                         obj.get(at)).split("/") else
                  f"Add the folder {lost[0]}, or drop the generator's element for it."))
 
 

@@ -2622,6 +2622,21 @@ spec:
     other = other.replace('repoURL: "https://git.example/shop.git"', 'repoURL: "{{repo}}"')
     write(tmp_path, {"argocd/appset.yaml": other})
     assert [f for f in lint(tmp_path).findings if f.kind == "missing"] == []
+    # none of its paths resolves, but the root Application of its repository and revision
+    # does: the repository is this one (trial 84 D2: `serving/overlay/{{.env}}`, an info)
+    write(tmp_path, {"argocd/appset.yaml": appset.replace("{env: qa}", "{env: staging2}")
+                     .replace('path: "envs/{{env}}"', 'path: "env/{{env}}"')})
+    found = [(f.line, f.severity, f.message, f.fix) for f in lint(tmp_path).findings
+             if f.kind == "missing"]
+    assert found == [(11, "error",
+                      "ApplicationSet argocd/shop generates 2 Applications for paths "
+                      "'env/staging', 'env/staging2', which do not exist in this repository "
+                      "(other Applications of git.example/shop at HEAD resolve here): Argo CD "
+                      "cannot generate their manifests and syncs nothing",
+                      "Write 'envs' for 'env' in the template's path.")]
+    # ... not where the root is of another repository
+    write(tmp_path, {"root.yaml": root.replace("git.example/shop", "git.example/root")})
+    assert [f for f in lint(tmp_path).findings if f.kind == "missing"] == []
 
 
 def test_a_substitution_source_in_another_namespace_fails_the_kustomization(
