@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -626,6 +627,20 @@ def test_values_from_a_generated_configmap_renamed_by_its_hash(tmp_path: Path) -
         release.body["spec"]["valuesFrom"][0]["name"])
     assert [(p.obj.ref, p.name) for p in values_pods(model)] == [
         ("HelmValues/llm/values", "vllm")]
+    # its chart's workload kind is not known: a `measured:` entry names it as the cluster
+    # does, as `reviewbot inventory --pods` writes it (trial 84 D6)
+    from reviewbot.model.workload import MEASURED_PREFIX, measured, unmatched_measured
+
+    pod = values_pods(model)[0]
+    boot = MEASURED_PREFIX + "measured-boot-seconds"
+    for key in ("Deployment/llm/vllm", "StatefulSet/llm/vllm", "HelmValues/llm/values"):
+        inventory = replace(model.inventory, measured={key: {"measured-boot-seconds": 420}})
+        assert measured(pod, boot, inventory) == "420", key
+        assert unmatched_measured(replace(model, inventory=inventory)) == []
+    inventory = replace(model.inventory,
+                        measured={"Deployment/llm/vllm2": {"measured-boot-seconds": 1}})
+    assert unmatched_measured(replace(model, inventory=inventory)) == [
+        ("Deployment/llm/vllm2", "Deployment/llm/vllm")]
 
 
 CHART = {

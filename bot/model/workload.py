@@ -42,6 +42,7 @@ from reviewbot.model.objects import (
     dig,
     items,
 )
+from reviewbot.model.values import VALUES_KIND
 
 
 def env_entries(env: Any) -> Iterator[tuple[Mapping[str, Any], Path]]:
@@ -203,8 +204,16 @@ def workload_keys(pod: PodTemplate) -> tuple[str, ...]:
     ref = pod.obj.ref
     if pod.component not in (None, "predictor"):
         ref = f"{ref}/{pod.component}"
+    if pod.kind == VALUES_KIND:
+        # a chart whose workload's kind is not known: the cluster's, as `reviewbot inventory
+        # --pods` writes it (trial 84 D6: `Deployment/llm-gateway/llm-gateway` of an
+        # in-repo chart's values reached nothing, and the hint named HelmValues/...)
+        return (ref, *(f"{kind}/{pod.namespace}/{pod.name}" for kind in _CONTROLLERS))
     own = f"{pod.kind}/{pod.namespace}/{pod.name}"
     return (ref,) if own == ref else (ref, own)
+
+
+_CONTROLLERS = ("Deployment", "StatefulSet", "DaemonSet")
 
 
 def unmatched_measured(model: Model) -> list[tuple[str, str]]:
