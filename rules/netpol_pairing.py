@@ -2275,7 +2275,11 @@ def _closed_port(net: Network, s: int, decl: Declaration, service: Service) -> V
     name = f"{service.namespace}/{service.name}"
     now = ", ".join(str(p.port) for p in service.ports) or "none"
     doubts = _rendered_doubts(net, s, service, "names its Services and their ports")
-    if _port_judged(service) and _address_written(dig(decl.obj.body, decl.path), e):
+    value = dig(decl.obj.body, decl.path)
+    # (a URL on its scheme's port: as the head's lint says it, doubted; trial 84 D4's check
+    # made it a second finding, certain, beside that warning)
+    scheme = not _address_written(value, e) and _scheme_address(value, e, decl, net.pods[s])
+    if _port_judged(service) and (scheme or _address_written(value, e)):
         # (an app-template release's Service too, whose ports its values list: the head's
         # certain error and this a warning "could not see how its chart names its ports",
         # one call told twice; new-user trial forty-nine)
@@ -2284,10 +2288,17 @@ def _closed_port(net: Network, s: int, decl: Declaration, service: Service) -> V
         reached = any((p.target_port, p.protocol) in declared if isinstance(p.target_port, int)
                       else p.target_port in names for p in service.ports)
         found = _refused_call(net.pods[s], decl, service, keep=not reached,
-                              change=f"; this change took port {e.port} away")
+                              change=f"; this change took port {e.port} away",
+                              written=str(value).strip() if scheme else "")
         if service.obj.kind != "Service":
             doubts = doubts[:1] if s in net.rendered_by and s not in net.from_chart else []
-        return replace(found, doubt="; ".join(doubts) or None)
+        if found.doubt is not None:
+            doubts = [found.doubt, *doubts]
+        # (a chart of the tree's values: as a lint of the head says it, trial 84 D4's
+        # warning there and error here)
+        if (passed := _passed_on(net.pods[s], decl)) is not None:
+            doubts = [passed, *doubts]
+        return _doubting(found, "; ".join(doubts) or None)
     message = (f"{caller} calls {e.text}:{e.port}, but Service {name} no longer has port "
                f"{e.port}: this change leaves it {now}")
     fix = f"Point the address at a port Service {name} has ({now}), or keep port {e.port} on it."
@@ -3139,10 +3150,7 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
                             refusal = replace(refusal, message=refusal.message.replace(
                                 f"/{pod.name} calls ", f"The pods of chart {pod.name} "
                                 f"(values {pod.obj.file}) call ", 1))
-                        refusal = replace(refusal, doubt=(
-                            f"whether the templates of the chart beside {pod.obj.file} pass "
-                            f"{format_path(decl.path)} to its pods as an address they call "
-                            "(reviewbot does not render them)"))
+                        refusal = _doubting(refusal, _passed_on(pod, decl))
                     callers.append((caller, refusal))
                 elif all(caller != c for c, _ in callers):
                     callers.append((caller, callers[0][1]))
@@ -3150,6 +3158,17 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
         # the certain one first (a namespace no chart or operator shares), naming the rest
         (_, first), *rest = sorted(alike, key=lambda c: c[1].doubt is not None)
         yield _so_do(first, [caller for caller, _ in rest])
+
+
+def _passed_on(pod: PodTemplate, decl: Declaration) -> str | None:
+    """The doubt of a call the values of a chart of the tree write (its templates are not
+    rendered), or None for any other pod's."""
+    if pod.origin is None or pod.origin.chart == "app-template" or not (
+            isinstance(pod.obj, ValuesObject) and pod.obj.own):
+        return None
+    return (f"whether the templates of the chart beside {pod.obj.file} pass "
+            f"{format_path(decl.path)} to its pods as an address they call "
+            "(reviewbot does not render them)")
 
 
 def _values_declarations(pod: PodTemplate) -> Iterator[Declaration]:
@@ -3343,12 +3362,18 @@ def _refused_call(pod: PodTemplate, decl: Declaration, service: Service,
         fix = (f"Write the port in the URL ({e.text}:{now.split(', ')[0]}), or add port "
                f"{e.port} to Service {name}.")
     others = _at_ports(service, message, fix, "dependency-port")
-    return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-port",
-                     key=_call_key(decl),
-                     cause=f"Service {name} port {e.port} missing", others=others,
-                     doubt="whether the program calls the URL on the port its scheme gives "
-                     "(a URL may be a setting it rewrites, or one it only shows)" if written
-                     else None)
+    return _doubting(Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-port",
+                               key=_call_key(decl),
+                               cause=f"Service {name} port {e.port} missing", others=others),
+                     "whether the program calls the URL on the port its scheme gives (a URL "
+                     "may be a setting it rewrites, or one it only shows)" if written else None)
+
+
+def _doubting(v: Violation, doubt: str | None) -> Violation:
+    """``v`` doubted at each of its places: a doubt of the call is one of the Service's port
+    too (trial 84 D4: a chart's values' call a warning in a lint, an error at the Service's
+    port a review changed, "a place of the cause that is certain makes it certain")."""
+    return replace(v, doubt=doubt, others=tuple(replace(o, doubt=doubt) for o in v.others))
 
 
 def _scheme_address(value: Any, e: Endpoint, decl: Declaration, pod: PodTemplate) -> bool:

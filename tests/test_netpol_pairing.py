@@ -783,6 +783,30 @@ def test_a_call_to_a_service_the_change_renames_is_an_error_at_the_value(
         "Point the address at product-catalog or keep the Service named catalog.")
 
 
+def test_a_doubted_call_is_doubted_at_the_service_port_the_change_moved(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial 84 D4: a call a lint gives as a warning (its doubt: a chart's values, a URL on its
+    scheme's port) was an error in the review that moved the Service's port, placed at that
+    port, whose own place had no doubt: one cause, two severities."""
+    repo = GitRepo(tmp_path / "repo")
+    web = deployment("web", "shop", "{app: web}").replace(
+        "image: x", "image: x\n        env:\n"
+        "        - {name: CATALOG_URL, value: 'http://catalog.shop.svc.cluster.local/v1'}")
+    base = repo.commit({"shop.yaml": web,
+                        "catalog.yaml": CATALOG.format(name="catalog").replace("3550", "80")})
+    head = repo.commit({"catalog.yaml": CATALOG.format(name="catalog").replace("3550", "8080")})
+    found = review_findings(repo, base, head, capsys)
+    assert [(f["severity"], f["file"], f["line"], f["message"].split(". Not certain")[0],
+             [(o["file"], o["line"]) for o in f["also"]]) for f in found] == [
+        ("warning", "shop.yaml", 13, "shop/web calls http://catalog.shop.svc.cluster.local/v1 "
+         "(port 80, its scheme's), but Service shop/catalog has no port 80 (it has 8080): a "
+         "ClusterIP Service forwards only the ports it lists, so the connection is refused; "
+         "this change took port 80 away", [("catalog.yaml", 6)])]
+    assert "Not certain: reviewbot could not see whether the program calls the URL on the " \
+        "port its scheme gives" in found[0]["message"]
+
+
 def test_a_service_port_the_change_moves_off_the_port_its_pods_declare_is_a_warning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -40,7 +40,7 @@ from reviewbot.config import (
     load_config_file,
     parse_config,
 )
-from reviewbot.engine.findings import Finding, in_order, one_per_place, sort_key
+from reviewbot.engine.findings import Finding, in_order, one_per_place, sort_key, undoubted
 from reviewbot.engine.findings import lingering as lingering_finding
 from reviewbot.engine.identity import identity
 from reviewbot.engine.keys import result_key, review_key
@@ -313,8 +313,11 @@ def _places_of(f: Finding) -> list[tuple[str, int, int]]:
 
 
 def _told_again(f: Finding, told: Mapping[tuple[str, str, int, int], list[str]]) -> bool:
-    head = f.message.rstrip(".")
-    return any(message != f.message and message.startswith(head)
+    # (a doubt both end with is no part of the fact: trial 84 D4's call on its scheme's
+    # port, "...refused. Not certain: ..." beside "...refused; this change took port 80
+    # away. Not certain: ...")
+    head = (undoubted(f.message) or f.message).rstrip(".")
+    return any(message != f.message and (undoubted(message) or message).startswith(head)
                for place in _places_of(f) for message in told.get((f.rule, *place), ()))
 
 
