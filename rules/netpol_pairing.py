@@ -52,7 +52,11 @@ three sources of intended flows:
   `vllm`), and it is one of the finding's places. Where the Service sends the call's port to
   a number no pod it selects declares while they declare others, the fix names that first
   ("First check Service web/api: its port 8080 sends to 8000, which no container it selects
-  declares ..."): the target may be the mistake, not the policies.
+  declares ..."): the target may be the mistake, not the policies. An address the values
+  of a chart of the tree write (`apiBase: http://reranker.llm-serving.svc.cluster.local:8082`)
+  is judged where the destination's NetworkPolicies admit its port from no peer at all
+  (whatever labels the chart's templates give its pods): a warning, at the value, which
+  says it could not see whether the templates pass the value on to the pods.
 
 In a review, a fourth source of intended flows is checked against what the change removes:
 
@@ -683,6 +687,7 @@ def _judged(view: Model) -> list[Violation | QuietPlace]:
     found += _fqdn_unresolved(network)
     found += _backends_denied(network, view)
     found += _rendered_backends_denied(network, view)
+    found += _values_calls_refused(network, view)
     return found
 
 
@@ -715,18 +720,10 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
                 continue
             targets = found
             d = pods[0]
-            isolating = [net.policies[n] for n in net.ingress_of[d]]
-            if any(p.obj.kind != "NetworkPolicy" or p.rendered_by is not None
-                   for n in {n for i in pods for n in net.ingress_of[i]}
-                   for p in (net.policies[n],)):
-                continue  # (a Cilium policy's entities, a chart's policy: not all seen)
-            policies = sorted({f"{p.obj.namespace}/{p.obj.name}" for p in isolating})
-            # the one to edit: a policy whose rules admit the pods on other ports
-            admitting = sorted(f"{p.obj.namespace}/{p.obj.name}" for p in isolating
-                               if any(net.rule_conns(r, d) for r in p.ingress)) or policies
-            admitted = union_all(net.rule_conns(r, d) for n in net.ingress_of[d]
-                                 for r in net.policies[n].ingress)
-            said = str(admitted) if admitted else "nothing"
+            refusing = _refusing(net, pods)
+            if refusing is None:
+                continue
+            policies, admitting, said = refusing
             target_text = ", ".join(f"{port.protocol} {t}" for t in sorted(targets))
             via = (f"port {port.name or port.port}" + (
                 f" (targetPort {port.target_port})" if port.target_port != port.port else ""))
@@ -760,6 +757,67 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
                     found_at, obj=astray[0].obj, path=where,
                     key=f"{format_path(where)} -> {format_path(at)}"),))
             yield found_at
+
+
+def _refusing(net: Network, pods: Sequence[int]) -> tuple[list[str], list[str], str] | None:
+    """The NetworkPolicies isolating ``pods`` (a Service's, which :func:`_unadmitted_targets`
+    found refused from any peer), the ones to edit (whose rules admit the pods on other
+    ports) and what they admit; None where a policy of them is not all seen (a Cilium
+    policy's entities, a chart's policy)."""
+    from reviewbot.netpol.sets import union_all
+
+    d = pods[0]
+    isolating = [net.policies[n] for n in net.ingress_of[d]]
+    if any(p.obj.kind != "NetworkPolicy" or p.rendered_by is not None
+           for n in {n for i in pods for n in net.ingress_of[i]} for p in (net.policies[n],)):
+        return None
+    policies = sorted({f"{p.obj.namespace}/{p.obj.name}" for p in isolating})
+    admitting = sorted(f"{p.obj.namespace}/{p.obj.name}" for p in isolating
+                       if any(net.rule_conns(r, d) for r in p.ingress)) or policies
+    admitted = union_all(net.rule_conns(r, d) for n in net.ingress_of[d]
+                         for r in net.policies[n].ingress)
+    return policies, admitting, str(admitted) if admitted else "nothing"
+
+
+def _values_calls_refused(net: Network, view: Model) -> Iterator[Violation]:
+    """``dependency-denied`` of an address the values of a chart of the tree write
+    (:func:`_values_declarations`), where the pods of its Service are refused that port from
+    any peer at all: whoever the chart's pods are, and whatever labels its templates give
+    them, the call is dropped (trial 84 D3: the gateway's values call reranker:8082, which
+    llm-serving's ingress admits from nobody; "no new findings"). Doubted as the values'
+    calls are (their templates are not rendered)."""
+    if net.admin is not None:
+        return
+    said: set[tuple[Any, ...]] = set()
+    for pod in view.pods:
+        if not pod.namespace or _passed_on(pod, None) is None:
+            continue
+        for decl in _values_declarations(pod):
+            e = decl.endpoint
+            service = net.services.get((e.namespace, e.service))
+            port = next((sp for sp in service.ports if sp.port == e.port), None) if (
+                service is not None and service.selector) else None
+            pods = net.service_pods(service) if service is not None and port else []
+            if port is None or not pods or any(d in net.rendered_by for d in pods) or (
+                    targets := _unadmitted_targets(net, pods, port)) is None or (
+                    refusing := _refusing(net, pods)) is None:
+                continue
+            place = (*decl.obj.where(decl.path), e.text, e.port)
+            if place in said:
+                continue
+            said.add(place)
+            policies, admitting, admitted = refusing
+            target_text = ", ".join(f"{port.protocol} {t}" for t in sorted(targets))
+            what = _workload_names(net, pods)
+            yield Violation(
+                decl.obj, decl.path,
+                f"{pod.namespace}/{pod.name} calls {e.text}:{e.port} ({target_text} of {what}), "
+                f"which no ingress rule of NetworkPolicy {', '.join(policies)} admits from any "
+                f"peer (they admit {admitted}): the connection is dropped",
+                kind="dependency-denied", key=_call_key(decl),
+                fix=f"Admit {target_text} from namespace {pod.namespace} in an ingress rule of "
+                    f"NetworkPolicy {admitting[0]}.",
+                doubt=_passed_on(pod, decl))
 
 
 def _unadmitted_targets(net: Network, pods: Sequence[int], port: ServicePort
@@ -3160,15 +3218,15 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
         yield _so_do(first, [caller for caller, _ in rest])
 
 
-def _passed_on(pod: PodTemplate, decl: Declaration) -> str | None:
+def _passed_on(pod: PodTemplate, decl: Declaration | None) -> str | None:
     """The doubt of a call the values of a chart of the tree write (its templates are not
-    rendered), or None for any other pod's."""
+    rendered; without ``decl``, of any of its values), or None for any other pod's."""
     if pod.origin is None or pod.origin.chart == "app-template" or not (
             isinstance(pod.obj, ValuesObject) and pod.obj.own):
         return None
-    return (f"whether the templates of the chart beside {pod.obj.file} pass "
-            f"{format_path(decl.path)} to its pods as an address they call "
-            "(reviewbot does not render them)")
+    what = format_path(decl.path) if decl is not None else "its values"
+    return (f"whether the templates of the chart beside {pod.obj.file} pass {what} to its "
+            "pods as an address they call (reviewbot does not render them)")
 
 
 def _values_declarations(pod: PodTemplate) -> Iterator[Declaration]:

@@ -2938,3 +2938,53 @@ spec:
             if f.kind == "dependency-port"] == []
     assert [f.kind for f in lint_text(tmp_path / "other", text % "8883", only=[RULE]).findings
             if f.kind == "dependency-port"] == ["dependency-port"]
+
+
+def test_a_call_in_a_chart_s_values_its_destination_admits_from_no_peer_is_a_warning(
+        tmp_path: Path) -> None:
+    """Trial 84 D3: the gateway's values (a chart of the tree) call reranker:8082, and
+    llm-serving's policies admit 8000 and 8080 only: whoever the chart's pods are, the call
+    is dropped; "no new findings". A warning (the chart's templates are not rendered);
+    quiet where a rule admits the port from some peer (the pods' labels would decide)."""
+    sync = ("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {url: https://github.com/acme/fleet, ref: {branch: main}}\n---\n"
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {path: ./clusters/prod, prune: true, sourceRef: {kind: GitRepository, "
+            "name: flux-system}}\n")
+    release = ("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+               "metadata: {name: chat-api, namespace: chat}\nspec:\n  chart:\n    spec:\n"
+               "      chart: ./charts/chat-api\n      sourceRef: {kind: GitRepository, "
+               "name: flux-system, namespace: flux-system}\n")
+    ai = ("apiVersion: v1\nkind: Service\nmetadata: {name: vllm, namespace: ai}\n"
+          "spec: {selector: {app: vllm}, ports: [{port: 8000}]}\n"
+          + deployment("vllm", "ai", "{app: vllm}") + "---\n"
+          "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+          "metadata: {name: from-chat, namespace: ai}\nspec:\n  podSelector: {}\n"
+          "  ingress:\n    - from: [{namespaceSelector: {matchLabels: "
+          "{kubernetes.io/metadata.name: chat}}}]\n      ports: [{port: PORT}]\n")
+    files = {
+        "clusters/prod/flux-system/gotk-sync.yaml": sync,
+        "clusters/prod/kustomization.yaml": "resources: [chat-api.yaml, ai.yaml]\n",
+        "clusters/prod/chat-api.yaml": release,
+        "clusters/prod/ai.yaml": ai.replace("PORT", "9000"),
+        "charts/chat-api/Chart.yaml": "apiVersion: v2\nname: chat-api\nversion: 1.0.0\n",
+        "charts/chat-api/values.yaml": ("image: {repository: chat-api, tag: '1'}\n"
+                                        "llm: {url: 'http://vllm.ai.svc.cluster.local:8000/v1'}\n"),
+        "charts/chat-api/templates/deploy.yaml": "kind: Deployment\nmetadata: "
+                                                 "{name: '{{ .Release.Name }}'}\nspec: "
+                                                 "{url: '{{ .Values.llm.url }}'}\n"}
+    write(tmp_path, files)
+    found = [f for f in lint_dir(tmp_path, only=[RULE]).findings if f.kind == "dependency-denied"]
+    assert [(f.severity, f.file, f.line, f.message, f.fix) for f in found] == [
+        ("warning", "charts/chat-api/values.yaml", 2,
+         "chat/chat-api calls vllm.ai.svc.cluster.local:8000 (TCP 8000 of ai/vllm), which no "
+         "ingress rule of NetworkPolicy ai/from-chat admits from any peer (they admit TCP "
+         "9000): the connection is dropped. Not certain: reviewbot could not see whether the "
+         "templates of the chart beside charts/chat-api/values.yaml pass llm.url to its pods "
+         "as an address they call (reviewbot does not render them).",
+         "Admit TCP 8000 from namespace chat in an ingress rule of NetworkPolicy ai/from-chat.")]
+    write(tmp_path, {"clusters/prod/ai.yaml": ai.replace("PORT", "8000")})
+    assert [f for f in lint_dir(tmp_path, only=[RULE]).findings
+            if f.kind == "dependency-denied"] == []
