@@ -96,7 +96,10 @@ Kinds:
   template of the chart (its `templates/`, helpers included) reads as `.Values.<key>`: Helm
   renders nothing of it, and the value meant keeps its default ("replicas: no template of
   the chart in charts/cache reads .Values.replicas ... (its templates read
-  .Values.replicaCount)"). Keys for subcharts and `global`, and charts with a template that
+  .Values.replicaCount)"); alike, a nested key (`autoscaling.maxReplicaCount`) under a map
+  the templates read key by key (`.Values.autoscaling.maxReplicas`) and never whole (`with
+  .Values.autoscaling`, `toYaml`), which neither they nor the values.yaml have. Keys for
+  subcharts and `global`, and charts with a template that
   reads `.Values` whole (`toYaml .Values`, `index .Values "key"`), are not judged, nor a
   file no key of which the chart reads or defaults or comes close to (another chart's
   values, given with `-f` by a README or a script: said under skipped). Alike, a
@@ -965,6 +968,64 @@ def _values_unread(model: Model) -> Iterator[Violation | QuietPlace]:
                 fix=(f"Write it as {near}, the key the chart reads, or remove it." if near
                      else "Write it under a key the chart's templates read, or remove it."),
                 kind="values-unread", at_key=True)
+        for path in _nested_unread(values, reads, defaults, vobj.subcharts):
+            dotted = ".".join(path)
+            siblings = sorted({c[len(path) - 1] for c in reads
+                               if len(c) >= len(path) and c[:len(path) - 1] == path[:-1]})
+            near = closest(path[-1], siblings, cutoff=0.6)
+            near_path = ".".join((*path[:-1], near)) if near else ""
+            kept = (f", and .Values.{near_path} keeps the chart's default unless this file "
+                    "sets it" if near and _has_path(defaults, (*path[:-1], near)) and not
+                    _has_path(values, (*path[:-1], near)) else "")
+            yield Violation(
+                vobj, path,
+                f"{dotted}: no template of the chart in {folder} reads .Values.{dotted}, and "
+                f"its values.yaml has no such key, so this value changes nothing"
+                + (f" (its templates read .Values.{near_path}{kept})" if near else ""),
+                fix=(f"Write it as {near}, the key the chart reads, or remove it." if near
+                     else "Write it under a key the chart's templates read, or remove it."),
+                kind="values-unread", at_key=True)
+
+
+def _nested_unread(values: dict[Any, Any], reads: frozenset[tuple[str, ...]], defaults: Any,
+                   subcharts: Any) -> Iterator[tuple[str, ...]]:
+    """The nested keys of ``values`` (``autoscaling.maxReplicaCount``) under a map the chart's
+    templates read key by key (``.Values.autoscaling.maxReplicas``), never whole (no
+    ``.Values.autoscaling`` alone: ``with``, ``toYaml``, ``index`` read any key of it), that
+    no template reads and the chart's values.yaml does not have (trial 84 D1: prod's
+    `maxReplicas` renamed under `autoscaling`, 12 replicas silently 8)."""
+    def walk(node: dict[Any, Any], at: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+        for key, value in node.items():
+            if not isinstance(key, str):
+                continue
+            path = (*at, key)
+            if at and at in reads:
+                return  # (the map read whole)
+            under = [c for c in reads if c[:len(path)] == path]
+            if at and not under and any(len(c) > len(at) and c[:len(at)] == at
+                                        for c in reads) and not _has_path(defaults, path):
+                yield path
+            elif under and path not in reads and isinstance(value, dict):
+                yield from walk(value, path)
+
+    for key, value in values.items():
+        if isinstance(key, str) and key != "global" and key not in subcharts and (
+                isinstance(value, dict)) and (key,) not in reads and any(
+                c[:1] == (key,) for c in reads):
+            yield from walk(value, (key,))
+
+
+def _has_path(values: Any, path: tuple[str, ...]) -> bool:
+    """Whether ``values`` (a values map, or a loaded file's documents) holds ``path``."""
+    docs = [d.value for d in values.documents] if hasattr(values, "documents") else [values]
+    for node in docs:
+        for key in path:
+            if not isinstance(node, dict) or key not in node:
+                break
+            node = node[key]
+        else:
+            return True
+    return False
 
 
 # where app-template reads what a container of a pod spec writes under another key (its

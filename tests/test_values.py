@@ -923,6 +923,39 @@ def test_a_key_of_an_override_values_file_no_template_reads_changes_nothing(
     assert unread() == []  # (a template reading .Values whole reads every key)
 
 
+def test_a_nested_key_of_an_override_values_file_no_template_reads_changes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 84 D1: values-prod.yaml's `autoscaling.maxReplicas: 12` became
+    `autoscaling.maxReplicaCount`; the HPA template reads `.Values.autoscaling.maxReplicas`,
+    so prod silently went to the default 8. Judged under a map the templates read key by
+    key; not under one they read whole (`with`, `toYaml`), nor one they never read."""
+    from .helpers import write
+
+    hpa = ("apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: gw}\n"
+           "spec:\n  minReplicas: {{ .Values.autoscaling.minReplicas }}\n"
+           "  maxReplicas: {{ .Values.autoscaling.maxReplicas }}\n"
+           "  template: {{- with .Values.resources }}{{ toYaml . }}{{ end }}\n")
+    write(tmp_path, {
+        "charts/gw/Chart.yaml": "apiVersion: v2\nname: gw\nversion: 1.0.0\n",
+        "charts/gw/values.yaml": "autoscaling: {minReplicas: 2, maxReplicas: 8}\n"
+                                 "resources: {}\nextra: {}\n",
+        "charts/gw/templates/hpa.yaml": hpa,
+        "charts/gw/values-prod.yaml": "autoscaling:\n  minReplicas: 3\n"
+                                      "  maxReplicaCount: 12\nresources: {limits: {cpu: 1}}\n"
+                                      "extra: {a: 1}\n",
+    })
+    _, out, _ = run_cli(["lint", str(tmp_path), "--format", "json", "--rule", "schema"],
+                        capsys)
+    assert [(f["file"], f["line"], f["column"], f["message"], f["fix"])
+            for f in json.loads(out)["findings"]] == [(
+        "charts/gw/values-prod.yaml", 3, 3,
+        "autoscaling.maxReplicaCount: no template of the chart in charts/gw reads "
+        ".Values.autoscaling.maxReplicaCount, and its values.yaml has no such key, so this "
+        "value changes nothing (its templates read .Values.autoscaling.maxReplicas, and "
+        ".Values.autoscaling.maxReplicas keeps the chart's default unless this file sets it)",
+        "Write it as maxReplicas, the key the chart reads, or remove it.")]
+
+
 def test_a_digest_key_the_chart_does_not_read_is_not_offered(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """New-user trial thirty: the fix offered `image.digest: sha256:...` for a chart of the
