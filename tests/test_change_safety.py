@@ -1631,12 +1631,12 @@ def test_a_gpu_replica_replaced_while_others_serve_is_no_downtime(
         base = repo.commit({"gpu.yaml": gpu(replicas, unavailable, "1")})
         head = repo.commit({"gpu.yaml": gpu(replicas, unavailable, "2")})
         _, found = review(repo, base, head, capsys)
-        found_for[(replicas, unavailable)] = [f["message"].split(" and is replaced ")[1][:33]
+        found_for[(replicas, unavailable)] = [f["message"].split(" and rolls out ")[1][:42]
                                               for f in found]
     assert found_for == {
         (2, ", maxUnavailable: 1"): [], (2, ""): [], (4, ", maxUnavailable: 50%"): [],
-        (1, ""): ["with RollingUpdate and maxSurge 0"],
-        (2, ", maxUnavailable: 2"): ["with RollingUpdate and maxSurge 0"]}
+        (1, ""): ["with strategy RollingUpdate and maxSurge 0"],
+        (2, ", maxUnavailable: 2"): ["with strategy RollingUpdate and maxSurge 0"]}
 
 
 def test_a_gpu_restart_with_recreate_names_the_measured_downtime(
@@ -1648,7 +1648,8 @@ def test_a_gpu_restart_with_recreate_names_the_measured_downtime(
     code, found = review(repo, base, head, capsys)
     assert (code, verdicts(found)) == (0, [("info", "gpu.yaml", 16)])
     message = found[0]["message"]
-    assert message.startswith("coder requests 2 nvidia.com/gpu and is replaced with Recreate")
+    assert message.startswith(
+        "coder requests 2 nvidia.com/gpu and rolls out with strategy Recreate")
     assert "(args, resources)" in message
     assert message.endswith("restarts coder: at least its measured boot, 600 s, of downtime")
     # a Deployment is no KServe predictor (new-user trial forty-five read "a GPU predictor")
@@ -1707,7 +1708,7 @@ def test_a_gpu_restart_of_a_resources_change_is_said_at_the_gpu_request(
     head = repo.commit({"gpu.yaml": spec("4", 2).replace("--tensor-parallel-size=2",
                                                           "--tensor-parallel-size=1")})
     code, found = review(repo, base, head, capsys)
-    [restart] = [f for f in found if "is replaced with Recreate" in f["message"]]
+    [restart] = [f for f in found if "rolls out with strategy Recreate" in f["message"]]
     assert (restart["line"], restart["column"]) == (18, 46)  # (`"2"` of nvidia.com/gpu)
 
 
@@ -1872,7 +1873,7 @@ def test_a_stuck_rollout_gpu_rollout_already_reports_as_new_is_said_once(
     # the change that bumps the image also stops the surge: the restart, not a stuck rollout
     ({"replicas": 1, "strategy": "RollingUpdate", "image": IMAGE},
      {"replicas": 1, "strategy": "Recreate", "image": IMAGE2},
-     [("info", "coder requests 1 nvidia.com/gpu and is replaced with Recreate")]),
+     [("info", "coder requests 1 nvidia.com/gpu and rolls out with strategy Recreate")]),
 ])
 def test_only_a_template_change_under_a_surge_starts_a_stuck_rollout(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], old: dict[str, Any],

@@ -199,7 +199,7 @@ def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[Pod
                    f"margin): as it is, {pod.name} stays down.")
         yield Violation(
             pod.obj, changed[0][1],
-            f"{pod.name} requests {gpu_text} and is replaced {how}: this change to its pod "
+            f"{pod.name} requests {gpu_text} and rolls out {how}: this change to its pod "
             f"template ({fields}) stops the old pod before the new one is ready, so it {tail}",
             fix=fix, kind="gpu-restart",
         )
@@ -231,7 +231,7 @@ def _replacement_without_surge(pod: PodTemplate) -> str | None:
     if strategy is None:
         return None
     if strategy.type == "Recreate":
-        return "with Recreate"
+        return "with strategy Recreate"
     if strategy.type == "RollingUpdate" and str(strategy.max_surge).strip() in ("0", "0%"):
         # the old pods it stops at once (the Deployment controller's fenceposts: 25% by
         # default, rounded down, at least one where nothing surges); fewer than the replicas
@@ -241,7 +241,7 @@ def _replacement_without_surge(pod: PodTemplate) -> str | None:
         at_once = unavailable_pods(written, pod.replicas)
         if at_once is not None and max(at_once, 1) < pod.replicas:
             return None
-        return "with RollingUpdate and maxSurge 0"
+        return "with strategy RollingUpdate and maxSurge 0"
     return None
 
 
