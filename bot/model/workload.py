@@ -42,7 +42,6 @@ from reviewbot.model.objects import (
     dig,
     items,
 )
-from reviewbot.model.values import VALUES_KIND
 
 
 def env_entries(env: Any) -> Iterator[tuple[Mapping[str, Any], Path]]:
@@ -204,7 +203,7 @@ def workload_keys(pod: PodTemplate) -> tuple[str, ...]:
     ref = pod.obj.ref
     if pod.component not in (None, "predictor"):
         ref = f"{ref}/{pod.component}"
-    if pod.kind == VALUES_KIND:
+    if pod.from_values and pod.kind == pod.obj.kind:  # (the values object's own kind)
         # a chart whose workload's kind is not known: the cluster's, as `reviewbot inventory
         # --pods` writes it (trial 84 D6: `Deployment/llm-gateway/llm-gateway` of an
         # in-repo chart's values reached nothing, and the hint named HelmValues/...)
