@@ -1060,6 +1060,41 @@ def test_a_quota_its_namespace_s_workloads_exceed_refuses_the_pods_past_it(
             if f.kind == "quota-ceiling" and "limits.memory 8Gi" in f.message] == ["2 pods"]
 
 
+def test_examples_of_one_app_applied_by_hand_are_no_sum_and_no_certain_relation(
+        tmp_path: Path) -> None:
+    """Judge round EC (christianh814/gitops-examples, 16 false errors): five examples of one
+    app in namespace pricelist, each its own Argo CD Application applied by hand, summed
+    against one example's quota (Deployment mysql counted twice), and another example's
+    workloads refused by it. One object's copies are one object in a cluster (the smallest
+    counted); a relation between roots applied by hand that apply one object unalike, as
+    alternatives do, is a warning naming them."""
+    def app(name: str, path: str) -> str:
+        return ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+                f"metadata: {{name: {name}, namespace: argocd}}\nspec:\n  project: default\n"
+                f"  source: {{repoURL: 'https://github.com/acme/examples', path: {path}}}\n"
+                "  destination: {server: 'https://kubernetes.default.svc', namespace: api}\n")
+
+    big = "        resources: {requests: {cpu: 1500m}, limits: {memory: 3Gi}}\n"
+    write(tmp_path, {
+        "one/app.yaml": app("one", "one/manifests"),
+        "one/manifests/all.yaml": QUOTA + quota_pod("api", SET),
+        "two/app.yaml": app("two", "two/manifests"),
+        "two/manifests/all.yaml": quota_pod("api", big) + quota_pod("worker"),
+    })
+    result = lint_dir(tmp_path, only=["schedulability"])
+    assert [(f.file, f.kind, f.severity) for f in result.findings] == [
+        ("two/manifests/all.yaml", "quota-unspecified", "warning")]
+    assert result.findings[0].message.endswith(
+        "Not certain: reviewbot could not see whether one/app.yaml and two/app.yaml, each "
+        "applied by hand, are applied together (they apply Deployment api/api unalike, as "
+        "alternatives of one another do).")
+    # one root: its relations are certain, and its copies of one object still one object
+    write(tmp_path, {"two/manifests/all.yaml": quota_pod("worker")})
+    result = lint_dir(tmp_path, only=["schedulability"])
+    assert [(f.file, f.kind, f.severity) for f in result.findings] == [
+        ("two/manifests/all.yaml", "quota-unspecified", "error")]
+
+
 def test_what_may_set_resources_at_admission_makes_a_missing_one_a_warning(
         tmp_path: Path) -> None:
     kyverno = ("---\napiVersion: kyverno.io/v1\nkind: ClusterPolicy\n"

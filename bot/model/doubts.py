@@ -173,3 +173,65 @@ def _pods(model: Model) -> dict[int, list[PodTemplate]]:
             found.setdefault(id(pod.obj), []).append(pod)
         model.derived["pods-by-object"] = found
     return found
+
+
+def roots_apart(model: Model, objs: Iterable[KObject]) -> str | None:
+    """What a finding relating ``objs`` (a quota and the pods it counts) could not see when
+    they come from different roots applied by hand (Argo CD Applications no other object of
+    the tree applies) that apply one object unalike, as alternatives of one another do:
+    whether those roots are applied together (judge round EC: christianh814/gitops-examples'
+    five examples of one app in namespace pricelist, each its own Application, their
+    workloads summed against one example's quota: 16 false errors). None otherwise."""
+    alternatives = model.derived.get(("roots-apart",))
+    if alternatives is None:
+        alternatives = model.derived[("roots-apart",)] = _alternatives(model)
+    if not alternatives:
+        return None
+    groups = list(dict.fromkeys(g for o in objs if (g := _root_of(model, o)) is not None))
+    for i, first in enumerate(groups):
+        for second in groups[i + 1:]:
+            found = alternatives.get(frozenset((first, second)))
+            if found is not None:
+                names = sorted(found[1:])
+                return (f"whether {names[0]} and {names[1]}, each applied by hand, are "
+                        f"applied together (they apply {found[0]} unalike, as alternatives "
+                        "of one another do)")
+    return None
+
+
+def _root_of(model: Model, obj: KObject) -> str | None:
+    """The one root applied by hand whose build holds ``obj``, or None (``model``: a
+    cluster's view, or the whole model, whose reach walk tells)."""
+    from reviewbot.model.objects import owners
+
+    whole = model.derived.get("view-of", model)
+    guessed = whole.derived.get(("roots-guessed",))
+    if guessed is None:
+        from reviewbot.model.reach import GUESSED_ROOTS
+
+        reach = whole.derived.get("reach")
+        guessed = whole.derived[("roots-guessed",)] = frozenset(
+            r.file for r in (reach.roots if reach is not None else ())
+            if r.how in GUESSED_ROOTS and r.file)
+    files = {k.file for k in owners(whole, obj)}
+    return next(iter(files)) if len(files) == 1 and files <= guessed else None
+
+
+def _alternatives(model: Model) -> dict[frozenset[str], tuple[str, str, str]]:
+    """Pairs of roots applied by hand that apply one object (group, kind, namespace, name)
+    with different content -> (that object, named; the two roots' files)."""
+    reach = model.derived.get("view-of", model).derived.get("reach")
+    if reach is None or sum(1 for r in reach.roots if r.file) < 2:
+        return {}
+    found: dict[frozenset[str], tuple[str, str, str]] = {}
+    for copies in model.by_identity.values():
+        if len(copies) < 2:
+            continue
+        rooted = [(root, o) for o in copies if (root := _root_of(model, o)) is not None]
+        for i, (first, a) in enumerate(rooted):
+            for second, b in rooted[i + 1:]:
+                if first != second and a.body != b.body:
+                    named = f"{a.kind} {a.namespace}/{a.name}" if a.namespace else (
+                        f"{a.kind} {a.name}")
+                    found.setdefault(frozenset((first, second)), (named, first, second))
+    return found
