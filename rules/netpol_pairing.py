@@ -534,7 +534,7 @@ from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
 from reviewbot.load.paths import Path, dig, format_path, stable_path
 from reviewbot.model.dependencies import in_part
 from reviewbot.model.objects import DEFAULT_CLUSTER, Model, cluster_phrase, items, mapping
-from reviewbot.model.releases import releases
+from reviewbot.model.releases import ports_written, releases
 from reviewbot.model.resource import templates_declaring
 from reviewbot.model.values import ValuesObject
 from reviewbot.rules._kit import views
@@ -3868,6 +3868,15 @@ def _backend_port(model: Model, backend: Any, services: Sequence[Service]
     ports: tuple[str | int, ...] = ("spec", "ports")
     if len(service.ports) == 1 and isinstance(service.obj.get(ports), list):
         ports += (0, "port" if isinstance(wanted, int) else "name")
+    elif (written_at := ports_written(model, service)) is not None:
+        # (a release's values write its Service's ports: there, not at its `spec:`; trial
+        # 85 D1, an HTTPRoute's port 8080 beside `service.app.ports.http.port: 8000`)
+        ports = written_at
+        one = mapping(service.obj.get(ports))
+        if len(one) == 1:
+            (name, entry), = one.items()
+            ports += (name, "port") if isinstance(wanted, int) and isinstance(
+                entry, dict) and "port" in entry else (name,)
     at_service = Violation(
         service.obj, ports,
         f"Service {service.namespace}/{service.name} has no {said.removeprefix('the ')}, "

@@ -896,6 +896,27 @@ def test_a_route_app_template_renders_names_a_port_number_its_service_lacks(
              "has 8080 (http))")]
 
 
+def test_a_plain_route_s_port_a_release_s_service_lacks_is_also_at_the_values_port(
+        tmp_path: Path) -> None:
+    """Trial 85 D1: an HTTPRoute of its own (not rendered by the chart) sends to port 8080 of
+    the Service app-template makes from `service.app.ports.http.port: 80`: the finding's
+    other place was the HelmRelease's `spec:` line; it is the values' port."""
+    route = """---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: echo, namespace: apps}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - backendRefs: [{name: echo, port: 8080}]
+"""
+    result = lint_text(tmp_path, ECHO + OCI.replace("VERSION", "4.1.1") + route,
+                       only=["netpol-pairing"])
+    found = [f for f in result.findings if f.kind == "backend-port"]
+    assert [(f.object, f.line, [(o.object, o.line) for o in f.others]) for f in found] == [
+        ("HTTPRoute/apps/echo", 35, [("HelmRelease/apps/echo", 19)])]  # (`http: {port: 80`)
+
+
 def test_a_renumbered_service_port_is_the_route_s_other_place_at_its_number(
         tmp_path: Path) -> None:
     """New-user trial forty-three: the Service's port renumbered on its own line under the

@@ -138,6 +138,8 @@ class Release:
     backends: tuple[RenderedBackend, ...] = ()  # the Ingress backends its values render
     # pod template (by id) -> the pod as the chart renders it (labels, name)
     pods: Mapping[int, PodTemplate] = field(default_factory=dict)
+    # where each of ``services`` writes its ports (``spec.values.service.<id>.ports``)
+    service_ports: tuple[Path, ...] = ()
 
     @property
     def evaluated(self) -> bool:
@@ -153,6 +155,20 @@ class Release:
         version = f" {self.version}" if self.version else ""
         return (f"the chart {self.chart or '?'}{version} itself (its pods, ports and Services "
                 f"for {self.obj.ref} are read from the chart's documented templates)")
+
+
+def ports_written(model: Model, service: Service) -> Path | None:
+    """Where a Service a release's values make (``synthesized``) writes its ports in the
+    release (``spec.values.service.app.ports``), or None."""
+    if not service.synthesized:
+        return None
+    for release in releases(model):
+        if release.obj is service.obj:
+            for made, at in zip(release.services, release.service_ports, strict=False):
+                if made is service or (made.namespace, made.name) == (
+                        service.namespace, service.name):
+                    return at
+    return None
 
 
 def releases(model: Model) -> list[Release]:
@@ -646,7 +662,8 @@ def _rendered(release: Release, raw: Any, pods: Sequence[PodTemplate]) -> Releas
                    "URLs to them are not judged")
     return Release(release.obj, release.name, release.namespace, release.chart,
                    release.version, release.why_not, partial, key, services, policies,
-                   _backends(values, base, by_id), rendered)
+                   _backends(values, base, by_id), rendered,
+                   tuple((*base, "service", identifier, "ports") for identifier in by_id))
 
 
 def _backends(values: Mapping[str, Any], base: Path,
