@@ -526,16 +526,33 @@ spec:
 
 def test_a_call_to_a_helmrelease_service_denied_by_a_cilium_policy_is_reported(
         tmp_path: Path) -> None:
+    # no pod of namespace apps admits web on any port: whichever pods and port the chart's
+    # Service resolves to, the call is denied, so the chart's rendering decides nothing
+    # (trial 85 D2: "Not certain ... the chart app-template 4.4.0 itself" in a lint, an
+    # error in the review); where some pod of apps admits web, it would decide
     text = CALLER + "---\n" + ECHO + OCI.replace("VERSION", "4.1.1") + DENY
     result = lint_text(tmp_path, text, only=["netpol-pairing"])
     assert [(f.line, f.kind, f.severity) for f in result.findings] == [
-        (12, "dependency-denied", "warning")]
+        (12, "dependency-denied", "error")]
     message = result.findings[0].message
     assert message.startswith(
         "web/client calls echo.apps.svc.cluster.local:80 (apps/echo on TCP 8080), but no "
         "ingress rule in apps admits it (isolated by CiliumNetworkPolicy apps/apps-same-"
         "namespace at manifest.yaml:")
-    assert message.endswith(
+    assert "Not certain" not in message
+    other = text + deployment("other", "apps", "{app: other}") + """---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: other-from-web, namespace: apps}
+spec:
+  endpointSelector: {matchLabels: {app: other}}
+  ingress:
+  - fromEndpoints: [{matchLabels: {io.kubernetes.pod.namespace: web}}]
+"""
+    result = lint_text(tmp_path / "other", other, only=["netpol-pairing"])
+    assert [(f.line, f.kind, f.severity) for f in result.findings] == [
+        (12, "dependency-denied", "warning")]
+    assert result.findings[0].message.endswith(
         "Not certain: reviewbot could not see the chart app-template 4.1.1 itself (its pods, "
         "ports and Services for HelmRelease/apps/echo are read from the chart's documented "
         "templates).")
