@@ -468,10 +468,11 @@ def rollout_fix(pod: PodTemplate, why: str = "") -> str:
                 f"{why or ', so the old pod frees its GPUs before the new one starts'}.")
     if is_values_pod(pod) and pod.origin is not None and pod.origin.chart == "app-template":
         at = f"controllers.{pod.spec_path[-1]}"  # (app-template's keys: new-user trial 31)
-        # (quoted: app-template renders `rollingUpdate` `with .surge`, which drops an
-        # integer 0; new-user trial fifty-five followed `surge: 0` into the same error)
+        # (quoted: app-template 4.0's common library renders `rollingUpdate` `with .surge`,
+        # which drops an integer 0; new-user trial fifty-five followed `surge: 0` into the
+        # same error; 5.3's reads it with hasKey: trial 85 D3, said as a fact for 4.4.0)
         return (f"Set {at}.strategy: Recreate (or {at}.rollingUpdate.surge: \"0\", quoted: "
-                f"app-template drops an integer 0){why}.")
+                f"the common library of some app-template versions drops an integer 0){why}.")
     if is_values_pod(pod):
         return f"Set the strategy to Recreate in the values (or maxSurge: 0){why}."
     # (maxSurge 0 beside maxUnavailable 0 is refused by the API server: new-user trial

@@ -270,7 +270,8 @@ spec:
     result = lint_text(tmp_path, text, only=["gpu-rollout"], config=INVENTORY)
     assert [f.fix for f in result.findings] == [
         "Set controllers.vllm.strategy: Recreate (or controllers.vllm.rollingUpdate.surge: "
-        "\"0\", quoted: app-template drops an integer 0)."]
+        "\"0\", quoted: the common library of some app-template versions drops an integer "
+        "0)."]
     # and `--fix` writes it (new-user trial seventy-five D9: "would fix 0 findings")
     assert [(e.path, e.op, e.value) for f in result.findings for e in f.edits] == [
         (("spec", "values", "controllers", "vllm", "strategy"), "set", "Recreate")]
