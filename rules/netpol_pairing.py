@@ -5144,7 +5144,11 @@ def _admit_edits(net: Network, targets: Sequence[int], source_ns: str,
         # nothing), the one with rules that isolates the targets alone: the destination's
         # own (new-user trial eighty W6: default-deny plus one allow policy per workload,
         # the commonest layout, got no fix even with --unsafe-fixes)
-        ruled = [n for n in found if net.policies[n].ingress]
+        # (a Cilium rule of no peer, `ingress: [{}]`, admits nobody: a default deny too;
+        # trial 85 D5, no fix beside one)
+        ruled = [n for n in found if any(
+            r.peers is None or r.peers or net.policies[n].obj.kind == "NetworkPolicy"
+            for r in net.policies[n].ingress)]
         if len(ruled) != 1 or not set(net.subjects(net.policies[ruled[0]])) <= set(targets):
             return ()
         found = tuple(ruled)

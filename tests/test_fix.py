@@ -291,6 +291,28 @@ def test_beside_a_default_deny_the_destination_s_own_policy_takes_the_ingress_ru
     assert diff == ""
 
 
+def test_beside_a_cilium_default_deny_of_an_empty_rule_the_own_policy_takes_the_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial 85 D5: Cilium's default deny is written `ingress: [{}]` (a rule of no peer,
+    which admits nobody); beside it the destination's own CiliumNetworkPolicy takes the
+    rule, as beside a NetworkPolicy's default-deny of no rule."""
+    cilium = CALL_TO_DB.replace(
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: default-deny, "
+        "namespace: db}\nspec:\n  podSelector: {}\n  policyTypes: [Ingress]\n",
+        "apiVersion: cilium.io/v2\nkind: CiliumNetworkPolicy\nmetadata: {name: default-deny, "
+        "namespace: db}\nspec:\n  endpointSelector: {}\n  ingress:\n    - {}\n---\n"
+        "apiVersion: cilium.io/v2\nkind: CiliumNetworkPolicy\nmetadata: {name: db, namespace: "
+        "db}\nspec:\n  endpointSelector: {matchLabels: {app: db}}\n  ingress:\n"
+        "    - fromEndpoints: [{matchLabels: {app: db}}]\n")
+    assert cilium != CALL_TO_DB
+    (tmp_path / "all.yaml").write_text(cilium)
+    _, diff = _run(tmp_path, "--fix", "--diff", "--rule", "netpol-pairing", capsys=capsys)
+    assert diff.count("+    - fromEndpoints:\n") == 1, diff
+    assert diff.index("+    - fromEndpoints:") > diff.index("    - fromEndpoints: [{matchLabels: "
+                                                            "{app: db}}]"), diff
+
+
 def test_an_ingress_rule_that_would_admit_more_than_the_finding_is_an_unsafe_fix(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
