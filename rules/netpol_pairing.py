@@ -3942,9 +3942,7 @@ def _rendered_port(release: Any, rendered: Any) -> Violation | None:
            f"Add {said} to {where}.")
     ports = rendered.ports_at
     sender = f"its {rendered.values_key} {rendered.ingress}"
-    answer = ("the gateway cannot resolve it and answers 500 to the requests routed there"
-              if rendered.values_key == "route" else
-              "the controller has no endpoints for it and answers 503")
+    answer = _GATEWAY_ANSWER if rendered.values_key == "route" else _CONTROLLER_ANSWER
     at_key = len(service.ports) == 1
     if at_key:  # (the port's name is its key: the line a rename changes; its number, the
         # `port:` below it, the line a renumbering changes: new-user trial forty-three)
@@ -3968,12 +3966,16 @@ def _rendered_port(release: Any, rendered: Any) -> Violation | None:
 def _answers(route: KObject) -> str:
     """What a request routed to a backend that does not resolve gets: an ingress controller
     has no endpoints and answers 503; a Gateway API implementation must answer 500 (the
-    route's ResolvedRefs condition false: BackendNotFound)."""
+    route's ResolvedRefs condition false: BackendNotFound; some implementations answer 503,
+    Cilium's before cilium/cilium#47766: trial 85 W5)."""
     from reviewbot.netpol.ingress import ROUTE_KINDS
 
-    if route.kind in ROUTE_KINDS:
-        return "the gateway cannot resolve it and answers 500 to the requests routed there"
-    return "the controller has no endpoints for it and answers 503"
+    return _GATEWAY_ANSWER if route.kind in ROUTE_KINDS else _CONTROLLER_ANSWER
+
+
+_GATEWAY_ANSWER = ("the gateway cannot resolve it and answers 500 to the requests routed there "
+                   "(the Gateway API's rule; some implementations answer 503)")
+_CONTROLLER_ANSWER = "the controller has no endpoints for it and answers 503"
 
 
 def _services_spanning_copies(model: Model) -> Iterator[Violation]:

@@ -905,7 +905,8 @@ def test_a_route_app_template_renders_names_a_port_number_its_service_lacks(
     assert [(f.line, f.severity, f.message, f.fix) for f in found] == [(
         25, "error", "HelmRelease apps/echo: its route app sends to port 80 of Service echo "
         "(service.app), which has no such port (it has 8080 (http)): the gateway cannot "
-        "resolve it and answers 500 to the requests routed there",
+        "resolve it and answers 500 to the requests routed there "
+        "(the Gateway API's rule; some implementations answer 503)",
         "Set route.app.rules[0].backendRefs[0].port to 8080, or add port 80 to "
         "service.app.ports.")]
     assert [(o.line, o.message.split(":")[1]) for o in found[0].others] == [

@@ -419,11 +419,14 @@ spec:
         (29, "no-backend", "warning",
          "HTTPRoute shop/web: its backend names Service openweb, which namespace shop does not "
          "have (did you mean open-web?): the gateway cannot resolve it and answers 500 to the "
-         "requests routed there", "Name the Service open-web, or add Service openweb."),
+         "requests routed there "
+         "(the Gateway API's rule; some implementations answer 503)",
+         "Name the Service open-web, or add Service openweb."),
         (33, "backend-port", "error",
          "HTTPRoute shop/web: its backend sends to port 8080 of Service open-web, which has no "
          "such port (it has 80 (http)): the gateway cannot resolve it and answers 500 to the "
-         "requests routed there",
+         "requests routed there "
+         "(the Gateway API's rule; some implementations answer 503)",
          "Set the backend's port number to 80, or add port 8080 to Service open-web.")]
 
 
@@ -652,12 +655,14 @@ spec:
         (48, "no-backend",
          "HTTPRoute shop/web: its backend names Service prod-web, which namespace shop does not "
          "have, and no Service selects the pods of Deployment prod-web (app=web): the gateway "
-         "cannot resolve it and answers 500 to the requests routed there",
+         "cannot resolve it and answers 500 to the requests routed there "
+         "(the Gateway API's rule; some implementations answer 503)",
          "Add Service prod-web selecting app=web."),
         (49, "no-backend",
          "HTTPRoute shop/web: its backend names Service prod-api, which namespace shop does not "
          "have (did you mean api-svc? it selects the pods of Deployment prod-api): the gateway "
-         "cannot resolve it and answers 500 to the requests routed there",
+         "cannot resolve it and answers 500 to the requests routed there "
+         "(the Gateway API's rule; some implementations answer 503)",
          "Name the Service api-svc, or add Service prod-api.")]
 
 

@@ -524,7 +524,8 @@ def test_a_route_a_prefix_leaves_behind_is_said_by_a_lint_and_once_by_a_review(
         "base/app.yaml", 15, "backend-removed", "error",
         "HTTPRoute staging/stg-web: its backend names Service web, which its build renames "
         "stg-web (namePrefix stg-), and kustomize leaves the backend as written: the gateway "
-        "cannot resolve it and answers 500 to the requests routed there",
+        "cannot resolve it and answers 500 to the requests routed there "
+        "(the Gateway API's rule; some implementations answer 503)",
         "Name Service stg-web in the backend (a patch of the overlay).")
     code, out, err = review_out(repo, base, head, "markdown", capsys, "--rule",
                                 "netpol-pairing")
