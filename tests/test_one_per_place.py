@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reviewbot.engine.findings import Finding, doubted, one_per_place
+from reviewbot.engine.findings import Finding, clusters_said, doubted, one_per_place
 
 from .helpers import GitRepo, lint_dir, run_cli
 
@@ -61,6 +61,20 @@ def test_findings_equal_but_for_their_clusters_are_one_of_all_their_clusters() -
     assert [(f.message, f.clusters) for f in merged] == [
         ("web: image nginx:latest floats", ("production", "staging")),
         ("web: something else", ("production",))]
+    # ... and, as reported, told apart by their clusters (new-user trial eighty-four W2: two
+    # errors at one `--tensor-parallel-size`, dev's and prod's, nothing said which was which)
+    assert [f.message for f in clusters_said(merged)] == [
+        "web: image nginx:latest floats (clusters production, staging)",
+        "web: something else (cluster production)"]
+    said = clusters_said([_f("web: floats.", ("staging",)), _f(doubted(
+        "error", "web: floats here.", "the chart")[1], ("production",))])
+    assert [f.message for f in said] == [
+        "web: floats (cluster staging).",
+        "web: floats here (cluster production). Not certain: reviewbot could not see the "
+        "chart."]
+    assert [f.message for f in clusters_said([_f("web: a", ("staging",)),
+                                              replace(_f("web: b", ("production",)),
+                                                      line=12)])] == ["web: a", "web: b"]
     # a review: new when one of them is new, worse as the first that is
     (one,) = one_per_place([_f(clusters=("staging",), new=False),
                             _f(clusters=("production",), new=True, worse="warning -> error")])

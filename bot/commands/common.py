@@ -157,7 +157,10 @@ def _at_sources(tree: Tree, result: Result) -> list[Finding]:
 def make_report(result: Result, tree: Tree | None = None, **kwargs: Any) -> Report:
     """The report of ``result``; with ``--render`` (``tree.sources``), quoting the source
     files, not the rendered ones."""
-    from reviewbot.engine.findings import one_per_place  # (imported by the run already)
+    from reviewbot.engine.findings import (  # (imported by the run already)
+        clusters_said,
+        one_per_place,
+    )
     from reviewbot.load.loader import decode_text
 
     sources = {f.file: result.model.files[f.file].text
@@ -165,7 +168,8 @@ def make_report(result: Result, tree: Tree | None = None, **kwargs: Any) -> Repo
     if tree is not None and tree.sources:
         sources.update({r.path: decode_text(r.data) for r in tree.sources if r.path in sources})
     return Report(
-        findings=tuple(one_per_place(result.findings)), skipped=tuple(result.skipped),
+        findings=tuple(clusters_said(one_per_place(result.findings))),
+        skipped=tuple(result.skipped),
         quiet=tuple(result.quiet),
         stats=dict(result.stats), sources=sources, **kwargs,
     )

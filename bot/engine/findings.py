@@ -507,6 +507,32 @@ def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
     return out
 
 
+def clusters_said(findings: Iterable[Finding]) -> list[Finding]:
+    """``findings`` (:func:`one_per_place`'s) where one place holds findings of a rule's
+    kind that differ by their clusters, each naming its clusters (new-user trial eighty-four
+    W2: two errors at one `--tensor-parallel-size`, one of dev's pinned node, the other of
+    prod's, alike but for a clause, and nothing said which was which)."""
+    out = list(findings)
+    at: dict[tuple[Any, ...], list[int]] = {}
+    for i, f in enumerate(out):
+        if f.clusters:
+            at.setdefault((f.rule, f.kind, f.file, f.line, f.column, f.object), []).append(i)
+    for indexes in at.values():
+        if len(indexes) < 2:
+            continue
+        for i in indexes:
+            f = out[i]
+            named = ", ".join(f.clusters)
+            phrase = f" (cluster{'s' if len(f.clusters) > 1 else ''} {named})"
+            # (before the sentences the engine ends it with: "Not certain", "Not applied")
+            cut = min((k for mark in (_DOUBT_START, _UNBUILT_START)
+                       if (k := f.message.find(mark)) >= 0), default=len(f.message))
+            said, tail = f.message[:cut], f.message[cut:]
+            stop = "." if said.endswith(".") else ""
+            out[i] = replace(f, message=said[:len(said) - len(stop)] + phrase + stop + tail)
+    return out
+
+
 def _told(f: Finding) -> tuple[Any, ...]:
     """What a reader reads of a finding but its severity and "Not applied" sentence."""
     return (f.rule, f.kind, f.file, f.line, f.column, f.object,

@@ -40,7 +40,14 @@ from reviewbot.config import (
     load_config_file,
     parse_config,
 )
-from reviewbot.engine.findings import Finding, in_order, one_per_place, sort_key, undoubted
+from reviewbot.engine.findings import (
+    Finding,
+    clusters_said,
+    in_order,
+    one_per_place,
+    sort_key,
+    undoubted,
+)
 from reviewbot.engine.findings import lingering as lingering_finding
 from reviewbot.engine.identity import identity
 from reviewbot.engine.keys import result_key, review_key
@@ -434,7 +441,8 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
                        Change(diff, base_result.model))
     marked = _said_once(marked, changes.findings)
     marked.sort(key=sort_key)
-    marked = one_per_place(with_suggestions(head, config, head_result, marked, _changed, memo))
+    marked = clusters_said(one_per_place(with_suggestions(head, config, head_result, marked,
+                                                          _changed, memo)))
     marked = at_removed_entries(marked, base_result.model, head_result.model)
     marked = _kept_applied(marked, kept)
     changed = changed_files(base_tree, head)
