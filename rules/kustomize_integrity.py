@@ -2302,6 +2302,17 @@ class _Duplicates:
         # id(resource) -> (the resource, its (document, path), its identity; None: not judged)
         self._met: dict[int, tuple[Resource, tuple[int, Path], Identity | None]] = {}
 
+    def twin(self, obj: KObject) -> KObject | None:
+        """The other object of a duplicate pair reported with ``obj``, or None (judge round
+        ED: DecentM/fleet-infra's second `flux-system/apps`, whose missing path was said
+        certain though kustomize refuses the build that makes it)."""
+        at = (id(obj.doc), obj.path)
+        for pair in self.reported:
+            if at in pair:
+                other = next((p for p in pair if p != at), None)
+                return self.objects.get(other) if other is not None else None
+        return None
+
     def _facts(self, r: Resource) -> tuple[tuple[int, Path], Identity | None]:
         found = self._met.get(id(r))
         if found is not None and found[0] is r:
@@ -3052,6 +3063,22 @@ def _flux_paths(
     model: Model, targets: _FluxPaths, index: TreeIndex, graph: Graph, duplicates: _Duplicates,
 ) -> Iterator[Violation]:
     searched: dict[int, Build] = {}  # id(build) -> the build, searched for duplicates
+    # the duplicates of the builds first: a Kustomization one of them makes twice is refused
+    # with its build, which its own findings say
+    for obj in targets.flux:
+        target = targets.resolved.get(id(obj))
+        if target is not None and target not in graph.by_dir and tree_source(
+                dict_of(obj.get(("spec",)))):
+            # (an OCIRepository's or a Bucket's path is in its artifact, not this tree:
+            # dis-way/gitops-manifests' grafana-content, `path: ./` of another repository's
+            # artifact, built the whole tree: 23 false duplicates, judge round BB)
+            path = str(obj.get(("spec", "path")))
+            build = _path_build(graph, obj.file, path)
+            # a build met again (Flux Kustomizations of one folder) has every pair reported
+            if build is not None and id(build) not in searched:
+                searched[id(build)] = build
+                where = f"Flux Kustomization {obj.namespace}/{obj.name} (path {path})"
+                yield from duplicates.find(build.resources, where, build)
     missing = {id(obj): (path, near) for obj, path, near in targets.missing}
     for obj in targets.flux:
         if id(obj) not in targets.resolved:
@@ -3061,9 +3088,14 @@ def _flux_paths(
         if target is None:
             if id(obj) in missing:
                 kind, ns, name = _source(obj)
+                twin = duplicates.twin(obj)
                 yield _no_folder(obj, ("spec", "path"), path, f"other Kustomizations of "
                                  f"{kind} {ns}/{name} resolve here", missing[id(obj)][1],
-                                 "source")
+                                 "source", doubt=None if twin is None else (
+                                     f"whether the cluster has this Kustomization: the build "
+                                     f"that makes it makes {obj.kind} {obj.namespace}/"
+                                     f"{obj.name} again ({twin.file}), which kustomize "
+                                     "refuses, so neither is applied anew"))
             continue
         for i, entry, what in missing_components(model, obj, target):
             yield Violation(
@@ -3074,16 +3106,6 @@ def _flux_paths(
                 fix="Point the component at a folder holding its kustomization.yaml, or set "
                     "spec.ignoreMissingComponents: true if it may be absent.",
             )
-        if target not in graph.by_dir and tree_source(dict_of(obj.get(("spec",)))):
-            # (an OCIRepository's or a Bucket's path is in its artifact, not this tree:
-            # dis-way/gitops-manifests' grafana-content, `path: ./` of another repository's
-            # artifact, built the whole tree: 23 false duplicates, judge round BB)
-            build = _path_build(graph, obj.file, path)
-            # a build met again (Flux Kustomizations of one folder) has every pair reported
-            if build is not None and id(build) not in searched:
-                searched[id(build)] = build
-                where = f"Flux Kustomization {obj.namespace}/{obj.name} (path {path})"
-                yield from duplicates.find(build.resources, where, build)
 
 
 def _resource_set_paths(model: Model, graph: Graph) -> Iterator[Violation]:

@@ -5348,3 +5348,48 @@ def test_one_object_two_kustomizations_apply_unalike_flips(tmp_path: Path) -> No
         "vllm", "4.3.0")})
     assert [f for f in lint_dir(tmp_path / "alike").findings
             if f.kind == "applied-twice"] == []
+
+
+def test_a_missing_path_of_a_kustomization_its_build_makes_twice_is_not_certain(
+        tmp_path: Path) -> None:
+    """Judge round ED (DecentM/fleet-infra): a second Flux Kustomization `flux-system/apps`
+    added beside the first, its path a folder the tree lacks. kustomize refuses the cluster
+    folder's build (the duplicate: an error), so neither copy is applied anew: its missing
+    path is a warning that says so, not a second certain error."""
+    sync = """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {url: https://github.com/acme/fleet, ref: {branch: main}, interval: 1m}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {interval: 10m, path: ./clusters/staging, prune: true,
+               sourceRef: {kind: GitRepository, name: flux-system}}
+    """
+    app = """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec: {interval: 10m, path: PATH, prune: true,
+               sourceRef: {kind: GitRepository, name: flux-system}}
+    """
+    write(tmp_path, {
+        "clusters/staging/flux-system/gotk-sync.yaml": sync,
+        "clusters/staging/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/staging/apps.yaml": app.replace("PATH", "./apps/staging"),
+        "clusters/staging/infra.yaml": app.replace("PATH", "./instances/staging"),
+        "apps/staging/kustomization.yaml": "resources: []\n",
+    })
+    assert [(f.file, f.line, f.kind, f.severity) for f in lint(tmp_path).findings] == [
+        ("clusters/staging/infra.yaml", 3, "duplicate", "error"),
+        ("clusters/staging/infra.yaml", 4, "missing", "warning")]
+    (missing,) = [f for f in lint(tmp_path).findings if f.kind == "missing"]
+    assert missing.message.endswith(
+        "Not certain: reviewbot could not see whether the cluster has this Kustomization: "
+        "the build that makes it makes Kustomization flux-system/apps again "
+        "(clusters/staging/apps.yaml), which kustomize refuses, so neither is applied anew.")
+    # without the duplicate, certain
+    (tmp_path / "clusters/staging/apps.yaml").unlink()
+    assert [(f.kind, f.severity) for f in lint(tmp_path).findings] == [("missing", "error")]
