@@ -1530,6 +1530,32 @@ def test_a_values_volume_named_data_is_shown_a_secrets_data_is_not(
     assert "tok-" not in out
 
 
+def test_a_json_patch_of_a_config_map_s_data_is_shown_of_a_secret_s_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial eighty-six D7: an overlay's JSON 6902 patch `replace /data/LOG_LEVEL`
+    of a ConfigMap read "added (3 bytes, value redacted)" in the diff: a ConfigMap's data is
+    no secret. A patch of a target whose kind is not named, or a Secret, stays redacted."""
+    kustomization = textwrap.dedent("""\
+        resources: [cm.yaml]
+        patches:
+          - target: {kind: KIND, name: api}
+            patch: |
+              - op: replace
+                path: /data/LOG_LEVEL
+                value: VALUE
+        """)
+    repo = GitRepo(tmp_path / "repo")
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: api}\ndata: {LOG_LEVEL: info}\n"
+    base = repo.commit({"cm.yaml": cm, "kustomization.yaml": "resources: [cm.yaml]\n"})
+    for kind, shown in (("ConfigMap", True), ("Secret", False), ("", False)):
+        head = repo.commit({"kustomization.yaml": kustomization.replace(
+            "VALUE", f"dbg{kind}").replace("kind: KIND, " if not kind else "KIND", kind)})
+        _, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+        # (the patch's own value; the ConfigMap it builds shows its data either way)
+        assert ("value redacted" in out) is not shown, (kind, out)
+
+
 def test_a_field_an_overlay_patch_sets_is_placed_in_the_patch(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """New-user trial twenty-six: an env entry the dev overlay's patch adds was placed at the

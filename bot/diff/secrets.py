@@ -189,6 +189,9 @@ def redacted_patch(text: str, target_kind: Any) -> Any:
     a secret field of a target of any kind); wholly redacted when it holds SOPS ciphertext
     or does not parse but names a Secret."""
     secret_target = isinstance(target_kind, str) and target_kind in SECRET_KINDS
+    # a target of another kind named (a ConfigMap's `/data/LOG_LEVEL`: new-user trial
+    # eighty-six D7 read "value redacted" of a log level) writes no secret value
+    other_target = isinstance(target_kind, str) and bool(target_kind) and not secret_target
     if sops.is_encrypted(text):
         return redact(text, "characters")
     if not secret_target and "data" not in text.lower() and "Secret" not in text:
@@ -204,7 +207,7 @@ def redacted_patch(text: str, target_kind: Any) -> Any:
             for op in doc:
                 path = _json_pointer(op.get("path")) if isinstance(op, dict) else ()
                 if isinstance(op, dict) and "value" in op and (
-                        secret_target or secret_object_path(path)):
+                        secret_target or secret_object_path(path) and not other_target):
                     op = {**op, "value": redact_tree(op["value"], path or ("value",))}
                     changed = True
                 ops.append(op)
