@@ -475,7 +475,7 @@ def _drains_blocked(model: Model) -> Iterator[Violation]:
         pods = [p for p in candidates if p.namespace == namespace and selector.valid
                 and selector.matches(p.labels)]
         if not pods or any((p.origin is not None and id(p) not in known)
-                           or p.controller is not None or not _budgeted(p) for p in pods):
+                           or p.controller not in _COUNTED or not _budgeted(p) for p in pods):
             continue
         counted: list[str] = []
         replicas = 0
@@ -527,6 +527,10 @@ def _budgeted(pod: PodTemplate) -> bool:
     default 1; 0 scales to zero: no floor) and whose pods' labels KServe writes as the
     model knows them (new-user trial seventy-three D1: `minAvailable: 3` of a predictor of
     three replicas, unsaid)."""
+    # (an Argo Rollout's replicas, as a Deployment's: new-user trial eighty-six D1,
+    # `minAvailable: 3` of an HPA's floor of 3, unsaid)
+    if pod.kind == "Rollout":
+        return pod.controller == "Argo Rollouts"
     return pod.kind in _SCALED or (pod.kind == "InferenceService" and pod.component is not None)
 
 

@@ -504,6 +504,17 @@ spec:
     blocked = [(15, "drain-blocked", "warning")]
     assert found == {"hpa": blocked, "hpa1": blocked, "hpa3": [], "zero": blocked,
                      "all": blocked, "half": [], "one": [], "keda": []}
+    # an Argo Rollout's pods alike (new-user trial eighty-six D1: `minAvailable: 3` of its
+    # HPA's floor of 3, unsaid)
+    rollout = text("minAvailable: 2", hpa.replace("MIN", "2").replace(
+        "apiVersion: apps/v1, kind: Deployment", "apiVersion: argoproj.io/v1alpha1, kind: Rollout")
+                   ).replace("apiVersion: apps/v1\nkind: Deployment",
+                             "apiVersion: argoproj.io/v1alpha1\nkind: Rollout").replace(
+        "  replicas: 2\n", "  replicas: 2\n  strategy: {canary: {steps: [{setWeight: 50}]}}\n")
+    result = lint_text(tmp_path / "rollout", rollout, only=["schedulability"])
+    assert [(f.kind, f.message.split(" allows")[0]) for f in result.findings] == [(
+        "drain-blocked", "PodDisruptionBudget llm/vllm: minAvailable 2 of the 2 pods it selects "
+        "(Rollout vllm: 2, the minReplicas of HorizontalPodAutoscaler vllm)")]
 
 
 @pytest.mark.parametrize(("least", "replicas", "found"), [
