@@ -197,7 +197,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -310,6 +310,11 @@ def _targets_lost(base: Model, head: Model, renames: Mapping[str, str]) -> Itera
     has = {(o.namespace or "default", o.kind, o.name): o for o in head.objects
            if o.kind in _SCALED and o.group == "apps"}
     by_ref = {o.ref: o for o in has.values()}
+    names: dict[tuple[str, str], dict[str, KObject]] = {}
+    for o in head.objects:
+        if o.kind in _SCALED and o.group == "apps" or (o.kind, o.group) == _ROLLOUT:
+            names.setdefault((o.namespace or "default", o.kind), {}).setdefault(o.name, o)
+    scaled = {(o.namespace or "default", k, t) for o, k, t in _scale_refs(head)}
     for obj, kind, target in _scale_refs(head):
         key = (obj.namespace or "default", kind, target)
         if key in has or key not in had:
@@ -338,6 +343,15 @@ def _targets_lost(base: Model, head: Model, renames: Mapping[str, str]) -> Itera
             fix = f"Point scaleTargetRef.name at {now.name}."
             others: tuple[Violation, ...] = (Violation(now, ("metadata", "name"), message,
                                                        fix=fix, kind="scale-target-lost"),)
+        elif (became := _became(names, key[0], kind, target, scaled)) is not None:
+            # (new-user trial eighty-six D3: a Deployment become an Argo Rollout; the fix
+            # said to remove the HPA)
+            message = (f"{scaler}: its scaleTargetRef names {kind} {target}, which this change "
+                       f"removes (did you mean {became.kind} {became.name}, which it has?): it "
+                       "scales nothing")
+            fix = _pointed(became)
+            others = (Violation(became, ("metadata", "name"), message, fix=fix,
+                                kind="scale-target-lost"),)
         else:
             message = (f"{scaler}: its scaleTargetRef names {kind} {target}, which this change "
                        "removes: it scales nothing")
@@ -361,6 +375,7 @@ def _scale_refs(model: Model) -> Iterator[tuple[KObject, str, str]]:
 _SCALERS = {("autoscaling", "HorizontalPodAutoscaler"): "HorizontalPodAutoscaler",
             ("keda.sh", "ScaledObject"): "ScaledObject"}
 _SCALED = ("Deployment", "StatefulSet", "ReplicaSet")
+_ROLLOUT = ("Rollout", "argoproj.io")  # an Argo Rollout: a scale subresource, as theirs
 
 
 def _scale_targets(model: Model) -> Iterator[Violation]:
@@ -379,16 +394,19 @@ def _scale_targets(model: Model) -> Iterator[Violation]:
     # with its referent only)
     written: dict[tuple[str, str], dict[str, KObject]] = {}
     for o in model.objects:
-        if o.kind in _SCALED and o.group == "apps":
+        if o.kind in _SCALED and o.group == "apps" or (o.kind, o.group) == _ROLLOUT:
             names.setdefault((o.namespace or "default", o.kind), {}).setdefault(o.name, o)
             if o.name_as_written != o.name:
                 written.setdefault((o.namespace or "default", o.kind), {}).setdefault(
                     o.name_as_written, o)
     charted: list[str] | None = None  # (the names charts' values files give, asked once)
+    # what the scalers scale: a workload another one scales is not the one a target meant
+    scaled = {(o.namespace or "default", kind, target) for o, kind, target in scalers}
     for obj, kind, target in scalers:
         namespace = obj.namespace or "default"
         have = names.get((namespace, kind), {})
-        if kind not in _SCALED or target in have or "${" in target or "{{" in target:
+        if kind not in (*_SCALED, _ROLLOUT[0]) or target in have or "${" in target or (
+                "{{" in target):
             continue
         if charted is None:
             charted = _chart_fullnames(model)
@@ -398,6 +416,22 @@ def _scale_targets(model: Model) -> Iterator[Violation]:
         near = _close(target, have)
         built = near
         if not near:
+            # a workload of another kind of that name, or a close one: an Argo Rollout the
+            # Deployment became (new-user trial eighty-six D2: `api-worker` now Rollout
+            # `api-worker-rollout`, the HPA's target unchanged, "no findings")
+            moved = _became(names, namespace, kind, target, scaled)
+            if moved is not None:
+                message = (f"{_SCALERS[(obj.group, obj.kind)]} {namespace}/{obj.name}: its "
+                           f"scaleTargetRef names {kind} {target}, which namespace "
+                           f"{namespace} does not have (did you mean {moved.kind} "
+                           f"{moved.name}?): it scales nothing, and {moved.kind} {moved.name} "
+                           "runs the replicas it writes")
+                fix = _pointed(moved)
+                yield Violation(obj, ("spec", "scaleTargetRef", "name"), message, fix=fix,
+                                kind="scale-target", others=(Violation(
+                                    moved, ("metadata", "name"), message, fix=fix,
+                                    kind="scale-target"),))
+                continue
             as_written = written.get((namespace, kind), {})
             near = target if target in as_written else _close(target, as_written)
             if not near:
@@ -1026,6 +1060,37 @@ def _amount(key: str, value: Fraction) -> str:
     gi = value / (1 << 30)
     return f"{number(gi)}Gi" if gi.denominator == 1 else f"{number(value / (1 << 20))}Mi" if (
         (value / (1 << 20)).denominator == 1) else number(value)
+
+
+def _became(names: Mapping[tuple[str, str], Mapping[str, KObject]], namespace: str, kind: str,
+            target: str, scaled: Collection[tuple[str, str, str]]) -> KObject | None:
+    """The workload of another kind (``names``: by namespace and kind) that ``kind`` ``target``
+    most likely became (:func:`_renamed_as`), none another autoscaler scales: an Argo
+    Rollout a Deployment became (new-user trial eighty-six D2)."""
+    for other in (*_SCALED, _ROLLOUT[0]):
+        if other == kind:
+            continue
+        free = {n: w for n, w in names.get((namespace, other), {}).items()
+                if (namespace, other, n) not in scaled}
+        found = _renamed_as(target, free)
+        if found:
+            return free[found]
+    return None
+
+
+def _pointed(workload: KObject) -> str:
+    """The fix of an autoscaler whose target became ``workload``, of another kind."""
+    return (f"Point scaleTargetRef at {workload.kind} {workload.name} (apiVersion: "
+            f"{workload.api_version}, kind: {workload.kind}, name: {workload.name}).")
+
+
+def _renamed_as(target: str, names: Mapping[str, KObject]) -> str:
+    """The name of ``names`` a workload ``target`` most likely became: itself, the name with
+    a word more (`api-worker-rollout`), else a close one (:func:`_close`)."""
+    if target in names:
+        return target
+    longer = sorted(n for n in names if n.startswith(f"{target}-"))
+    return longer[0] if len(longer) == 1 else _close(target, names)
 
 
 def _close(target: str, names: Mapping[str, KObject]) -> str:

@@ -435,6 +435,24 @@ spec:
     for target in ("api-server", "postgres"):
         assert lint_text(tmp_path / target, hpa.replace("TARGET", target),
                          only=["schedulability"]).findings == []
+    # the Deployment became an Argo Rollout of a word more (new-user trial eighty-six D2:
+    # lint silent, and the review's fix said to remove the HPA); a Rollout another
+    # autoscaler scales is not the one meant
+    rollout = hpa.replace("TARGET", "api-server").replace(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api-server",
+        "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: api-server-rollout")
+    result = lint_text(tmp_path / "rollout", rollout, only=["schedulability"])
+    assert [(f.line, f.message.split(": it scales")[0], f.fix) for f in result.findings] == [(
+        5, "HorizontalPodAutoscaler shop/api: its scaleTargetRef names Deployment api-server, "
+        "which namespace shop does not have (did you mean Rollout api-server-rollout?)",
+        "Point scaleTargetRef at Rollout api-server-rollout (apiVersion: argoproj.io/v1alpha1, "
+        "kind: Rollout, name: api-server-rollout).")]
+    other = hpa.split("---")[0].replace("name: api,", "name: other,").replace(
+        "TARGET", "api-server-rollout").replace("apiVersion: apps/v1, kind: Deployment",
+                                                "apiVersion: argoproj.io/v1alpha1, kind: Rollout")
+    assert "kind: Deployment" not in other
+    assert lint_text(tmp_path / "taken", rollout + "---\n" + other,
+                     only=["schedulability"]).findings == []
 
 
 def test_a_budget_that_allows_no_eviction_blocks_every_drain(tmp_path: Path) -> None:
@@ -802,6 +820,19 @@ def test_a_workload_renamed_under_its_autoscaler_is_an_error_in_a_review(
         "change renames to web-frontend: it scales nothing, and Deployment web-frontend runs 1 "
         "replica (it writes none: Kubernetes' default), however the load grows (its "
         "maxReplicas, 6, no longer applies)"]
+    # the Deployment became an Argo Rollout (new-user trial eighty-six D3: the fix said to
+    # remove the HPA, which Argo Rollouts lets scale it)
+    head = repo.commit({"web.yaml": web.replace("NAME", "web-rollout").replace(
+        "apiVersion: apps/v1\nkind: Deployment", "apiVersion: argoproj.io/v1alpha1\nkind: Rollout"
+    ).replace("minReplicas: 3", "minReplicas: 1")})
+    _, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                         "--platform", "none", "--format", "json", "--rule",
+                         "schedulability"], capsys)
+    assert [(f["message"], f["fix"]) for f in json.loads(out)["findings"]] == [(
+        "HorizontalPodAutoscaler shop/web: its scaleTargetRef names Deployment web, which this "
+        "change removes (did you mean Rollout web-rollout, which it has?): it scales nothing",
+        "Point scaleTargetRef at Rollout web-rollout (apiVersion: argoproj.io/v1alpha1, kind: "
+        "Rollout, name: web-rollout).")]
 
 
 def test_a_pod_too_big_in_several_resources_names_each_gpus_first(tmp_path: Path) -> None:
