@@ -62,13 +62,16 @@ Kinds:
   is there (a misspelling, or one word more or less: `api` for `api-server`): it scales
   nothing, and the workload runs the replicas it writes (1 when it writes none). Without a
   close name the target may be a chart's: not judged; nor a name a chart installed with a
-  values file of the tree gives (its `fullnameOverride`, or that and a suffix).
+  values file of the tree gives (its `fullnameOverride`, or that and a suffix). A workload of
+  another kind the target became (a Deployment made an Argo Rollout of the name or a word
+  more, no other autoscaler scaling it) is named, and the fix points `scaleTargetRef` at it.
 - `scale-target-lost` (error, in a review, on the target's name and the workload's new
   name): an autoscaler whose target the change renamed or removed (its `scaleTargetRef`
   names a workload the base had and the head lacks): it scales nothing, and the workload
   runs the replicas it writes ("which this change renames to web-frontend: it scales
-  nothing, and Deployment web-frontend runs 1 replica ..., where it kept at least 3"). It
-  tells the head's `scale-target` warning at the same place.
+  nothing, and Deployment web-frontend runs 1 replica ..., where it kept at least 3"), or
+  the workload of another kind it became ("did you mean Rollout web-rollout, which it
+  has?"). It tells the head's `scale-target` warning at the same place.
 - `claim-missing` (warning, on the `claimName`): a pod's volume names a
   PersistentVolumeClaim its namespace does not have, where one of a close name is there
   (`redis-dta` beside `redis-data`; a StatefulSet's claim templates make theirs): the
@@ -78,7 +81,8 @@ Kinds:
   that allows no voluntary eviction of the pods it selects at rest: `maxUnavailable: 0`, or
   a `minAvailable` (a percentage rounded up, as the disruption controller rounds it) of at
   least the replicas they run (a HorizontalPodAutoscaler's `minReplicas` where one scales
-  them; a KServe component's `minReplicas`). The eviction API refuses every eviction of
+  them; a KServe component's `minReplicas`; an Argo Rollout's as a Deployment's). The
+  eviction API refuses every eviction of
   them, so a node drain (a cluster upgrade, the autoscaler's scale-down) waits on their
   node until the budget changes (or, for `minAvailable`, more replicas run). Pods a chart
   or another operator makes, pods KEDA scales (to zero), and a budget that selects no pod
