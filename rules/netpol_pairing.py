@@ -281,15 +281,18 @@ A last check asks that every selector select something.
   renames the Service (`namePrefix: stg-`: kustomize renames an Ingress backend with its
   Service, never a route's `backendRefs`); a warning where a chart or an operator in the
   namespace may make a Service of that name; a review says it once, as the head's finding.
-- `backend-denied` (error, on the backend's port): an Ingress backend's Service port sends
+- `backend-denied` (error, on the backend's port): an Ingress backend's Service port, or a
+  Gateway API route's (`HTTPRoute`, `GRPCRoute`, ...) backendRef of its own namespace, sends
   to a pod port (its `targetPort`, a name resolved on each pod) that no ingress rule of the
-  pods' NetworkPolicies admits from any peer at all: whoever the controller is, every
-  request of that path is dropped ("sends to TCP 3000 of web/web, which no ingress rule of
-  NetworkPolicy web/default-deny, web/web admits from any peer (they admit TCP 8080)": a
-  container port moved under a `targetPort` name, the policy's number kept); where a
-  policy of the namespace whose pod selector matches no pod at all would admit it, that
-  selector is the cause, named in the message and the fix. Pods a chart or
-  a failing build makes, pods a Cilium or chart-rendered policy isolates, and trees with
+  pods' NetworkPolicies or Cilium policies admits from any peer at all: whoever the
+  controller or the gateway is (Cilium's own gateway is its `ingress` entity, and Cilium
+  judges its requests at the backend's port), every request of that path is dropped
+  ("sends to TCP 3000 of web/web, which no ingress rule of NetworkPolicy web/default-deny,
+  web/web admits from any peer (they admit TCP 8080)": a container port moved under a
+  `targetPort` name, the policy's number kept); where a policy of the namespace whose pod
+  selector matches no pod at all would admit it, that selector is the cause, named in the
+  message and the fix. Pods a chart or a failing build makes, pods a chart-rendered policy
+  isolates, a backendRef to another namespace (its ReferenceGrant's), and trees with
   AdminNetworkPolicies are not judged. The routes and Ingresses an app-template release
   renders are judged alike, with Cilium policies too (a rule of no peer, `ingress: [{}]`,
   admits nobody): a warning, its pods read from the chart's templates.
@@ -692,23 +695,29 @@ def _judged(view: Model) -> list[Violation | QuietPlace]:
 
 
 def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
-    """An Ingress backend whose Service port sends to a pod port that no ingress rule of the
-    pods' policies admits, from any peer at all (whoever the controller is, on its pod or
-    its node's address): every request of that path is dropped (new-user trial twenty-six:
-    the container port named `http` moved 8080 -> 3000, the Service's `targetPort: http`
-    followed it, the policy kept 8080: "no new problems"). Pods a chart or a failing build
-    makes, and trees with admin policies (which may allow it), are not judged."""
-    from reviewbot.netpol.ingress import backends, ingress_objects
+    """An Ingress backend, or a Gateway API route's (`HTTPRoute`, `GRPCRoute`, ...) backendRef
+    of its own namespace, whose Service port sends to a pod port that no ingress rule of the
+    pods' policies (NetworkPolicies, Cilium policies) admits, from any peer at all (whoever
+    the controller or the gateway is, on its pod, its node's address or Cilium's `ingress`
+    entity): every request of that path is dropped (new-user trial twenty-six: the
+    container port named `http` moved 8080 -> 3000, the Service's `targetPort: http`
+    followed it, the policy kept 8080: "no new problems"; trial eighty-five D4: the same
+    behind an HTTPRoute and a CiliumNetworkPolicy, not judged). Pods a chart or a failing
+    build makes, and trees with admin policies (which may allow it), are not judged; a
+    backendRef to another namespace is the ReferenceGrant's to allow, not judged here."""
+    from reviewbot.netpol.ingress import backends, gateway_routes, ingress_objects
     from reviewbot.netpol.sets import Conns, union_all
 
-    objects = [o for o in ingress_objects(view) if o.kind == "Ingress"]
+    objects = [o for o in ingress_objects(view) if o.kind == "Ingress"] + gateway_routes(view)
     if not objects or net.admin is not None:
         return
     for obj in objects:
         namespace = obj.namespace or "default"
+        ingress = obj.kind == "Ingress"
         for backend in backends(obj):
             service = net.services.get((namespace, backend.service))
-            if service is None or backend.port is None:
+            if service is None or backend.port is None or backend.namespace not in (
+                    None, namespace):
                 continue
             port = next((sp for sp in service.ports if sp.port == backend.port
                          or (isinstance(backend.port, str) and sp.name == backend.port)), None)
@@ -725,31 +734,34 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
                 continue
             policies, admitting, said = refusing
             target_text = ", ".join(f"{port.protocol} {t}" for t in sorted(targets))
-            via = (f"port {port.name or port.port}" + (
+            via = (f"port {port.name or port.port if ingress else port.port}" + (
                 f" (targetPort {port.target_port})" if port.target_port != port.port else ""))
             what = _workload_names(net, pods)
-            at = (*backend.path, "port", "name" if isinstance(backend.port, str) else "number")
-            if obj.get(at) is None:  # (extensions/v1beta1's backend)
-                at = (*backend.path, "servicePort")
+            if not ingress:
+                at: Path = (*backend.path, "port")
+            else:
+                at = (*backend.path, "port", "name" if isinstance(backend.port, str) else "number")
+                if obj.get(at) is None:  # (extensions/v1beta1's backend)
+                    at = (*backend.path, "servicePort")
+            sender = "the ingress controller" if ingress else "the gateway"
             # a policy that would admit it selects no pod at all: that selector is the cause
             # (new-user trial eighty D2: `app: storefont`, the fix said to open default-deny)
             astray = _selecting_astray(net, [d], None, union_all(
                 Conns.ports(port.protocol, t, t) for t in targets))
             found_at = Violation(
                 obj, at,
-                f"Ingress {namespace}/{obj.name}: its backend Service {backend.service} {via} "
-                f"sends to {target_text} of {what}, which no ingress rule of "
-                f"NetworkPolicy {', '.join(policies)} admits from any peer (they admit {said})"
+                f"{obj.kind} {namespace}/{obj.name}: its backend Service {backend.service} {via} "
+                f"sends to {target_text} of {what}, which no ingress rule of {policies} admits "
+                f"from any peer (they admit {said})"
                 + (f" ({astray[0].described} would: its {_field(astray[0], None)} "
                    f"{astray[0].selector.describe()} selects no pod of {what})" if astray
                    else "")
-                + ": the ingress controller's requests for this path are dropped",
+                + f": {sender}'s requests for this {'path' if ingress else 'route'} are dropped",
                 kind="backend-denied",
                 fix=f"Make the {_field(astray[0], None)} of {astray[0].described} match {what} "
                     f"({astray[1]})." if astray else
-                    f"Admit {target_text} from the ingress controller in an ingress rule of "
-                    f"NetworkPolicy {admitting[0]}, or point the Service's targetPort back at a "
-                    "port it admits.")
+                    f"Admit {target_text} from {sender} in an ingress rule of {admitting}, or "
+                    "point the Service's targetPort back at a port it admits.")
             if astray:  # (and at that selector, where a review comments when the change
                 # wrote it)
                 where = astray[0].selector_path
@@ -759,24 +771,35 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
             yield found_at
 
 
-def _refusing(net: Network, pods: Sequence[int]) -> tuple[list[str], list[str], str] | None:
-    """The NetworkPolicies isolating ``pods`` (a Service's, which :func:`_unadmitted_targets`
-    found refused from any peer), the ones to edit (whose rules admit the pods on other
-    ports) and what they admit; None where a policy of them is not all seen (a Cilium
-    policy's entities, a chart's policy)."""
+def _refusing(net: Network, pods: Sequence[int]) -> tuple[str, str, str] | None:
+    """The policies isolating ``pods`` (a Service's, which :func:`_unadmitted_targets` found
+    refused from any peer), named with their kinds ("NetworkPolicy web/a, web/b",
+    "CiliumNetworkPolicy web/c"), the one to edit (whose rules admit the pods on other
+    ports) and what they admit; None where a policy of them is not all seen (a chart's
+    policy). A Cilium policy's rules are read as NetworkPolicies' are: whatever peers they
+    name (endpoints, entities such as Cilium's own gateway, ``ingress``), a port none of
+    them admits is refused to all."""
     from reviewbot.netpol.sets import union_all
 
     d = pods[0]
-    isolating = [net.policies[n] for n in net.ingress_of[d]]
-    if any(p.obj.kind != "NetworkPolicy" or p.rendered_by is not None
-           for n in {n for i in pods for n in net.ingress_of[i]} for p in (net.policies[n],)):
+    if any(net.policies[n].rendered_by is not None
+           for n in {n for i in pods for n in net.ingress_of[i]}):
         return None
-    policies = sorted({f"{p.obj.namespace}/{p.obj.name}" for p in isolating})
-    admitting = sorted(f"{p.obj.namespace}/{p.obj.name}" for p in isolating
-                       if any(net.rule_conns(r, d) for r in p.ingress)) or policies
+    isolating = [net.policies[n] for n in net.ingress_of[d]]
+    admitting = sorted(p.described for p in isolating
+                       if any(net.rule_conns(r, d) for r in p.ingress)) or sorted(
+        p.described for p in isolating)
     admitted = union_all(net.rule_conns(r, d) for n in net.ingress_of[d]
                          for r in net.policies[n].ingress)
-    return policies, admitting, str(admitted) if admitted else "nothing"
+    return _named(isolating), admitting[0], str(admitted) if admitted else "nothing"
+
+
+def _named(policies: Iterable[Policy]) -> str:
+    """Policies named as one list, each kind once before its names: "NetworkPolicy web/a,
+    web/b, CiliumNetworkPolicy web/c" (NetworkPolicies first)."""
+    plain = sorted({p.name for p in policies if p.kind == "NetworkPolicy"})
+    others = sorted({p.described for p in policies if p.kind != "NetworkPolicy"})
+    return ", ".join(([f"NetworkPolicy {', '.join(plain)}"] if plain else []) + others)
 
 
 def _values_calls_refused(net: Network, view: Model) -> Iterator[Violation]:
@@ -812,11 +835,11 @@ def _values_calls_refused(net: Network, view: Model) -> Iterator[Violation]:
             yield Violation(
                 decl.obj, decl.path,
                 f"{pod.namespace}/{pod.name} calls {e.text}:{e.port} ({target_text} of {what}), "
-                f"which no ingress rule of NetworkPolicy {', '.join(policies)} admits from any "
-                f"peer (they admit {admitted}): the connection is dropped",
+                f"which no ingress rule of {policies} admits from any peer (they admit "
+                f"{admitted}): the connection is dropped",
                 kind="dependency-denied", key=_call_key(decl),
                 fix=f"Admit {target_text} from namespace {pod.namespace} in an ingress rule of "
-                    f"NetworkPolicy {admitting[0]}.",
+                    f"{admitting}.",
                 doubt=_passed_on(pod, decl))
 
 
