@@ -131,6 +131,9 @@ def _lint_arguments(lint: argparse.ArgumentParser) -> None:
                       help="with --fix: print the fixes as a unified diff, write nothing")
     lint.add_argument("--unsafe-fixes", action="store_true",
                       help="with --fix: also apply fixes that delete something written")
+    lint.add_argument("-q", "--quiet", action="store_true",
+                      help="text format: the findings alone (no counts, roots or skipped "
+                           "lines); on stderr, problems only")
     lint.add_argument("--allow-empty", action="store_true",
                       help="exit 0 when PATH holds no Kubernetes manifest (default: exit 2)")
     lint.add_argument("--only-files", nargs="*", default=None, metavar="FILE",

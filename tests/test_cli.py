@@ -403,3 +403,37 @@ def test_what_a_lint_built_is_held_only_by_a_process_that_ends_with_it(tmp_path:
                           check=False)
     assert done.returncode == 1, done.stderr
     assert done.stdout == "['Tree', 'Config', 'Result']\n"
+
+
+# ---------------------------------------------------------------- --quiet
+
+
+def test_quiet_prints_the_findings_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial eighty-four W5: no `--quiet`. As ruff's: the findings, nothing else
+    (no counts, roots or schema lines, no notice of a missing .reviewbot.yaml); the exit
+    code unchanged."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "web.yaml").write_text(textwrap.dedent("""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: web}
+        spec:
+          selector: {matchLabels: {app: web}}
+          template:
+            metadata: {labels: {app: wbe}}
+            spec:
+              containers: [{name: web, image: "web:1@sha256:%s"}]
+        """ % ("0" * 64)))
+    assert main(["lint", ".", "--color", "never"]) == 1
+    loud = capsys.readouterr()
+    assert main(["lint", ".", "-q", "--color", "never"]) == 1
+    quiet = capsys.readouterr()
+    assert quiet.err == "" and "no .reviewbot.yaml" in loud.err
+    assert quiet.out.splitlines() == loud.out.splitlines()[:len(quiet.out.splitlines())]
+    assert "error" in quiet.out and "looked in" not in quiet.out and "roots:" not in quiet.out
+    (tmp_path / "web.yaml").write_text(
+        (tmp_path / "web.yaml").read_text().replace("app: wbe", "app: web"))
+    assert main(["lint", ".", "--quiet"]) == 0
+    assert capsys.readouterr().out == ""

@@ -88,7 +88,9 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
     config = resolve_config(args, root, start)
     if not getattr(args, "kubeconform", None):
         guard_binaries(config, untrusted(root, targets))
-    if config.source is None:
+    if getattr(args, "quiet", False):
+        pass  # (--quiet: which configuration was read is no problem to say)
+    elif config.source is None:
         here = start.resolve() if start.is_dir() else start.resolve().parent
         where = f"{here} up to {root}" if root in here.parents else str(here)
         print(f"reviewbot: no .reviewbot.yaml in {term(where)}: default rule options, no cluster "

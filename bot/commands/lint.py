@@ -34,7 +34,8 @@ def lint_command(args: argparse.Namespace) -> int:
         result.findings = with_suggestions(tree, config, result, result.findings,
                                            lambda f: True)
     color = use_color(args.color, args.output)
-    emit(render(make_report(result, tree), args.format, color=color), args.output)
+    emit(render(make_report(result, tree, terse=bool(getattr(args, "quiet", False))),
+                args.format, color=color), args.output)
     return exit_code(result.findings, args.fail_on or config.fail_on or "error")
 
 

@@ -103,3 +103,6 @@ class Report:
     sources: dict[str, str] = field(default_factory=dict)  # file -> text, for excerpts
     # findings past MAX_PER_RULE of one rule, counted by rule (``capped``), not shown
     not_shown: dict[str, int] = field(default_factory=dict)
+    # ``--quiet``: the text format shows the findings and nothing else (no counts, roots,
+    # schema or skipped lines), as ruff's ``--quiet`` prints its diagnostics alone
+    terse: bool = False

@@ -86,6 +86,8 @@ def render_text(report: Report, color: bool = False) -> str:
             if others:
                 out.append(f"            and {alike_said(f, others, term)}")
         out.append("")
+    if report.terse:  # (--quiet: the findings alone)
+        return "\n".join(out)
     counts = {s: sum(1 for f in report.findings if f.severity == s)
               for s in ("error", "warning", "info")}
     past: dict[str, int] = (report.stats.get(NOT_SHOWN_SEVERITIES) or {}
