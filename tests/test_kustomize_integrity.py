@@ -4743,6 +4743,31 @@ def test_an_unset_variable_s_fix_names_the_key_a_source_sets(tmp_path: Path) -> 
                     "you mean it?), or set ${SECRET_DOMAIN_2} there too.")]
 
 
+def test_an_unset_variable_on_a_commented_line_of_an_embedded_config_is_quiet(
+        tmp_path: Path) -> None:
+    """Judge round EE (H3mul/homelab-k3s-flux): blocky's config.yml, embedded in a value,
+    names ${DB_USER} and ${DB_PASSWORD} only under a `# queryLog:` left out: Flux empties
+    them there too, where blocky never reads. The same variable on a live line is an
+    error."""
+    ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+          "metadata: {name: %s, namespace: flux-system}\n"
+          "spec:\n  interval: 1h\n  prune: true\n  path: %s\n"
+          "  sourceRef: {kind: GitRepository, name: flux-system}\n%s")
+    post = "  postBuild:\n    substitute: {ROUTER: 10.0.0.1}\n"
+    config = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: blocky, namespace: dns}\n"
+              "data:\n  config.yml: |-\n    clientLookup:\n      upstream: udp:${ROUTER}\n"
+              "    %squeryLog:\n    %s  target: ${DB_USER}@tcp(mariadb:3306)/blocky\n")
+    write(tmp_path, {
+        "clusters/home/flux-system/gotk-sync.yaml": ks % ("flux-system", "./clusters/home", ""),
+        "clusters/home/apps.yaml": ks % ("apps", "./apps", post),
+        "apps/cm.yaml": config % ("# ", "# "),
+    })
+    assert [f.line for f in lint(tmp_path).findings if f.kind == "unset-variable"] == []
+    (tmp_path / "apps/cm.yaml").write_text(config % ("", "  "))
+    assert [(f.line, f.severity, f.message.split(":")[0]) for f in lint(tmp_path).findings
+            if f.kind == "unset-variable"] == [(5, "error", 'data."config.yml"')]
+
+
 def test_a_source_or_image_repository_the_change_renames_is_named_at_the_rename(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """New-user trial sixty-seven (D4): ImageRepository `blog` renamed `acme-blog` with its

@@ -3967,6 +3967,9 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
         "test/e2e/suite/001-simple/02-assert.yaml": assertion,
         "tests/conformance/pod.yaml": FLOATING % "fixture",
         "e2e/pod.yaml": FLOATING % "e2e-pod",
+        # (judge round EF: gateway-api-inference-extension's conformance/resources, which
+        # its Go harness embeds and applies to a test cluster)
+        "conformance/resources/base.yaml": FLOATING % "conformance-base",
         "clusters/e2e/web.yaml": FLOATING % "an-e2e-environment",
         "docs/manual/job.yaml": FLOATING % "doc-example",
         # (judge round BL: FudanSELab/train-ticket's superseded `old-docs/k8s/`, 64 errors)
@@ -3994,6 +3997,7 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
         ("image-digest[floating]", "error", "clusters/test/web.yaml"),
         ("image-digest[floating]", "warning", "examples/web.yaml"),
         ("kustomize-integrity[not-applied]", "info", "cmd/cli/_testdata/pod.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "conformance/resources/base.yaml"),
         ("kustomize-integrity[not-applied]", "info", "docs/manual/job.yaml"),
         ("kustomize-integrity[not-applied]", "info", "e2e/pod.yaml"),
         ("kustomize-integrity[not-applied]", "info", "old-docs/k8s/job.yaml"),
@@ -4005,7 +4009,7 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
     assert sorted(f.message.split(" is kept aside ")[1] for f in result.findings
                   if f.kind == "not-applied") == sorted([
         "(a test suite, which its harness applies to a test cluster, no build reads), so "
-        "nothing in it is judged"] * 3 + [
+        "nothing in it is judged"] * 4 + [
         "(a folder named with a leading _, which tools such as go ignore, no build reads), so "
         "nothing in it is judged"] + [
         "(documentation no build reads), so nothing in it is judged"] * 2 + [

@@ -2336,6 +2336,11 @@ COPIED_NAMES = frozenset({"vendor", "testdata"})
 # the outputs a test compares its rendering with, in a test folder: rancher/fleet-examples'
 # ``tests/expected/`` (its tests/test.sh diffs ``fleet test`` against them), golden files
 TEST_FOLDERS = frozenset({"test", "tests", "e2e"})
+# a repository's test suites at its top: those, and a conformance suite (Kubernetes projects'
+# `conformance/`, whose Go harness applies its `resources/` to a test cluster during `go
+# test`: kubernetes-sigs/gateway-api-inference-extension's base.yaml, 5 false errors of judge
+# round EF)
+SUITE_NAMES = TEST_FOLDERS | {"conformance"}
 EXPECTED_NAMES = frozenset({"expected", "golden", "goldens", "snapshots", "__snapshots__"})
 
 
@@ -2491,7 +2496,7 @@ def _folder_aside(folder: str) -> str | None:
         return "vendored code or test data"
     if any(p.startswith("_") and len(p) > 1 for p in parts):
         return "a folder named with a leading _, which tools such as go ignore,"
-    if parts and parts[0] in ("test", "tests", "e2e"):  # (clusters/e2e is an environment)
+    if parts and parts[0] in SUITE_NAMES:  # (at the top: clusters/e2e is an environment)
         return "a test suite, which its harness applies to a test cluster,"
     if any(p == "src" and parts[i + 1:i + 2] == ["test"] for i, p in enumerate(parts)):
         # (Maven's and Gradle's `src/test/resources`: a program's unit tests read them, some
