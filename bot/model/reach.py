@@ -2420,6 +2420,20 @@ def unlisted_below(graph: Graph, path: str) -> Kustomization | None:
         folder = posixpath.dirname(folder)
 
 
+# tools' own configuration, read on a workstation or in CI and never applied to a cluster,
+# whatever folder holds it: vendir's `vendir.yml` and its lock file (soulwhisper/homelab-ops
+# keeps them beside the dashboards they fetch: "never applied", judge round EE), kbld's,
+# kpt's Kptfile, skaffold's
+TOOL_CONFIG_GROUPS = frozenset({"vendir.k14s.io", "kbld.k14s.io", "kpt.dev"})
+
+
+def tool_config(api_version: str) -> bool:
+    """Whether a document of ``api_version`` is a tool's configuration
+    (:data:`TOOL_CONFIG_GROUPS`, ``skaffold/v4beta11``)."""
+    return api_version.startswith("skaffold/") or (
+        api_version.partition("/")[0] in TOOL_CONFIG_GROUPS)
+
+
 # a folder named as a release (`v0.6.0-rc0`, `1.2`, `v1.10.1`): its numbers and a pre-release
 _RELEASE = re.compile(r"v?(\d{1,9})\.(\d{1,9})(?:\.(\d{1,9}))?(?:[-.]?([A-Za-z][\w.]*))?")
 
@@ -2795,11 +2809,12 @@ def is_object(value: Any) -> bool:
     """Whether a document is a Kubernetes object a cluster could be sent: a ``kind`` and an
     ``apiVersion`` of the API's shape, ``v1`` (the core group) or ``group/version``. Talos
     machine configs (``apiVersion: v1alpha1``) and kustomize's plugin configs (``builtin``)
-    are documents of other tools: a folder of them is no folder of manifests left unapplied."""
+    are documents of other tools: a folder of them is no folder of manifests left unapplied;
+    so are tools' own configurations of the API's shape (:func:`tool_config`: vendir's)."""
     if not isinstance(value, dict) or not isinstance(value.get("kind"), str):
         return False
     api = value.get("apiVersion")
-    return isinstance(api, str) and (api == "v1" or "/" in api)
+    return isinstance(api, str) and (api == "v1" or "/" in api and not tool_config(api))
 
 
 # ---------------------------------------------------------------- helpers
