@@ -174,8 +174,14 @@ A last check asks that every selector select something.
   (NoMatchingListenerHostname) and routes nothing to it. So is a route whose `parentRefs`
   name a Gateway its cluster does not have where the build renamed the Gateway written with
   that name (a `namePrefix`: kustomize renames no Gateway API reference), at the parent's
-  name. A Gateway the repository does not show, a hostname with a variable, and a parent
-  naming a `port` are not judged.
+  name; a parent whose `sectionName` names no listener of the Gateway (NoMatchingParent:
+  "did you mean https?"), at the `sectionName`; and a route of another namespace than the
+  Gateway's whose every listener it may attach to admits its own namespace's routes alone
+  (`allowedRoutes.namespaces.from: Same`, written or the default: NotAllowedByListeners), at
+  the parent's name. A parent naming a Gateway its cluster does not have where that
+  namespace's Gateways hold a name it most likely misspells is a warning ("did you mean
+  internal?": a Gateway may be made outside the repository). A Gateway the repository does
+  not show, a hostname with a variable, and a parent naming a `port` are not judged.
 - `selects-copies` (warning, on the Service's selector): a Service's selector matches the
   pods of two workloads of its namespace built from one manifest and applied together (an
   overlay's `namePrefix: preview-` copy whose labels the selector still matches), so
@@ -3695,6 +3701,7 @@ def _routes_unattached(model: Model) -> Iterator[Violation]:
                    for o in gateways.values() if o.name_as_written != o.name}
         for route, at, spec, name in _route_specs(view):
             yield from _parents_renamed(route, at, spec, name, gateways, renamed)
+            yield from _parents_refused(route, at, spec, name, gateways, renamed)
             hosts = [h for h in items(spec.get("hostnames")) if isinstance(h, str)]
             # (a hostname written with a variable, its default substituted where a source of
             # values is unread: JJGadgets' `${APP_DNS_CONTINUWUITY:=continuwuity}`, which an
@@ -3754,6 +3761,83 @@ def _hostnames_replaced(route: KObject, at: Path, hosts: int, gateway: KObject,
         if found is not None:
             return found
     return None
+
+
+def _parents_refused(route: KObject, at: Path, spec: Mapping[str, Any], name: str,
+                     gateways: Mapping[tuple[str, str], KObject],
+                     renamed: Mapping[tuple[str, str], KObject]) -> Iterator[Violation]:
+    """``route-unattached`` of a route's parent that the Gateway API does not attach it to
+    (new-user trial eighty-seven D1-D3), where its cluster's Gateway is in the tree:
+    ``sectionName`` naming no listener of the Gateway (NoMatchingParent: `websecure` for
+    `https`); every listener it may attach to admitting routes of its own namespace only
+    (``allowedRoutes.namespaces.from: Same``, the default) where the route is of another
+    (NotAllowedByListeners); an error each. A parent naming a Gateway its cluster does not
+    have, where the Gateways of that namespace hold a name it most likely misspells, is a
+    warning (a Gateway may be made outside the tree): "did you mean internal?". A parent with
+    a ``port`` is not judged."""
+    from reviewbot.netpol.ingress import GATEWAY_GROUP
+
+    base = at[:-1] if at and at[-1] == "hostnames" else at
+    for i, ref in enumerate(items(spec.get("parentRefs"))):
+        if not isinstance(ref, dict) or ref.get("kind", "Gateway") != "Gateway" or (
+                ref.get("group", GATEWAY_GROUP) != GATEWAY_GROUP) or "port" in ref or not (
+                isinstance(ref.get("name"), str)):
+            continue
+        namespace = str(ref.get("namespace") or route.namespace or "default")
+        key = (namespace, ref["name"])
+        gateway = gateways.get(key)
+        if gateway is None:
+            if key in renamed:
+                continue  # (_parents_renamed's)
+            near = misspelt(ref["name"], [n for ns, n in gateways if ns == namespace])
+            if near:
+                yield Violation(
+                    route, (*base, "parentRefs", i, "name"),
+                    f"{name}: parentRefs[{i}] names Gateway {namespace}/{ref['name']}, which "
+                    f"its cluster does not have (did you mean {near}?), so no Gateway accepts "
+                    "the route and it routes nothing",
+                    fix=f"Name Gateway {near} in the route's parentRefs.",
+                    kind="route-unattached",
+                    doubt=f"whether Gateway {namespace}/{ref['name']} is made outside this "
+                          "repository")
+            continue
+        listeners = [listener for listener in items(
+            mapping(gateway.body.get("spec")).get("listeners")) if isinstance(listener, dict)]
+        names = [str(listener.get("name")) for listener in listeners]
+        section = ref.get("sectionName")
+        gw = f"Gateway {gateway.namespace or 'default'}/{gateway.name}"
+        if isinstance(section, str) and listeners and section not in names:
+            near = misspelt(section, names)
+            yield Violation(
+                route, (*base, "parentRefs", i, "sectionName"),
+                f"{name}: parentRefs[{i}] names listener {section} of {gw}, which has "
+                f"listeners {', '.join(names)} alone"
+                + (f" (did you mean {near}?)" if near else "")
+                + ", so the Gateway does not accept the route (NoMatchingParent) and routes "
+                  "nothing to it",
+                fix=f"Name a listener of {gw} in sectionName"
+                    + (f": {near}." if near else f" ({', '.join(names)})."),
+                kind="route-unattached")
+            continue
+        placed = [listener for listener in listeners
+                  if section is None or listener.get("name") == section]
+        own = route.namespace or "default"
+        if not placed or own == (gateway.namespace or "default") or any(
+                mapping(mapping(listener.get("allowedRoutes")).get("namespaces")).get(
+                    "from", "Same") != "Same" for listener in placed):
+            continue
+        which = (f"listener {section}" if section else "listener "
+                 + ", ".join(str(listener.get("name")) for listener in placed) if len(
+                     placed) == 1 else "each of its listeners")
+        yield Violation(
+            route, (*base, "parentRefs", i, "name"),
+            f"{name}: {gw}'s {which} admits routes of namespace "
+            f"{gateway.namespace or 'default'} alone (allowedRoutes.namespaces.from: Same, "
+            f"written or the default), and the route is in {own}, so the Gateway does not "
+            "accept it (NotAllowedByListeners) and routes nothing to it",
+            fix=f"Attach the route to a listener of {gw} whose allowedRoutes admit namespace "
+                f"{own} (from: All, or a Selector of its labels), or let the listener admit it.",
+            kind="route-unattached")
 
 
 def _parents_renamed(route: KObject, at: Path, spec: Mapping[str, Any], name: str,

@@ -962,7 +962,8 @@ def test_an_app_template_route_no_listener_holds_is_not_accepted(tmp_path: Path)
     gateway = ("---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\n"
                "metadata: {name: internal, namespace: network}\nspec:\n"
                "  gatewayClassName: cilium\n  listeners:\n"
-               "  - {name: https, protocol: HTTPS, port: 443, hostname: '*.home.example.com'}\n")
+               "  - {name: https, protocol: HTTPS, port: 443, hostname: '*.home.example.com',\n"
+               "     allowedRoutes: {namespaces: {from: All}}}\n")
     values = ECHO + """    route:
       app:
         hostnames: [HOST]

@@ -742,8 +742,9 @@ metadata: {name: internal, namespace: network}
 spec:
   gatewayClassName: cilium
   listeners:
-  - {name: https, protocol: HTTPS, port: 443, hostname: "*.internal.example.com"}
-  - {name: http, protocol: HTTP, port: 80}
+  - {name: https, protocol: HTTPS, port: 443, hostname: "*.internal.example.com",
+     allowedRoutes: {namespaces: {from: All}}}
+  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
 """
     route = """
 ---
@@ -763,11 +764,57 @@ spec:
     result = lint_text(tmp_path, text, only=["netpol-pairing"])
     assert [(f.line, f.kind, f.severity, f.message) for f in result.findings
             if f.kind == "route-unattached"] == [
-        (17, "route-unattached", "error",
+        (18, "route-unattached", "error",
          "HTTPRoute shop/web: its hostnames (web.example.com) match the hostname of no listener "
          "it may attach to on Gateway network/internal (listener https: "
          "*.internal.example.com), so the Gateway does not accept it "
          "(NoMatchingListenerHostname) and routes nothing to it")]
+
+
+def test_a_route_a_listener_does_not_admit_is_not_accepted(tmp_path: Path) -> None:
+    """New-user trial eighty-seven (D1-D3): a `sectionName` naming no listener of the
+    Gateway (NoMatchingParent), a route of another namespace than the Gateway's on a listener
+    admitting its own namespace's alone (`from: Same`, the default: NotAllowedByListeners),
+    both errors; a Gateway name its namespace's Gateways hold a close spelling of, a warning
+    (a Gateway may be made outside the tree). Each was "no new findings"."""
+    gateway = """
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: internal, namespace: network}
+spec:
+  gatewayClassName: cilium
+  listeners:
+  - {name: http, protocol: HTTP, port: 80}
+  - {name: https, protocol: HTTPS, port: 443, allowedRoutes: {namespaces: {from: All}}}
+"""
+    route = """
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: %s, namespace: %s}
+spec:
+  parentRefs: [{name: %s, namespace: network%s}]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+"""
+    text = gateway + "".join(route % args for args in (
+        ("listener", "ai", "internal", ", sectionName: websecure"),  # 15
+        ("same", "ai", "internal", ", sectionName: http"),  # 23
+        ("typo", "ai", "internel", ""),  # 31
+        ("anywhere", "ai", "internal", ""),  # https admits it: accepted
+        ("own", "network", "internal", ", sectionName: http"),  # its own namespace
+        ("elsewhere", "ai", "public", ""),  # no Gateway of a close name: not judged
+    ))
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.severity, f.message.split(": ", 1)[1][:64], f.fix)
+            for f in result.findings if f.kind == "route-unattached"] == [
+        (15, "error", "parentRefs[0] names listener websecure of Gateway network/intern",
+         "Name a listener of Gateway network/internal in sectionName (http, https)."),
+        (23, "error", "Gateway network/internal's listener http admits routes of namesp",
+         "Attach the route to a listener of Gateway network/internal whose allowedRoutes "
+         "admit namespace ai (from: All, or a Selector of its labels), or let the listener "
+         "admit it."),
+        (31, "warning", "parentRefs[0] names Gateway network/internel, which its cluster ",
+         "Name Gateway internal in the route's parentRefs.")]
 
 
 def test_a_route_naming_a_gateway_its_build_renamed_is_unattached(tmp_path: Path) -> None:
