@@ -216,9 +216,10 @@ A last check asks that every selector select something.
   declare after it, the container left alone, is this warning at the `targetPort`
   ("Service cache/redis: port 6380 now sends to TCP 6380, which no container it selects
   declares (they declare 6379); before this change it sent to 6379").
-- `port-unserved` (error, on the `targetPort`): the named `targetPort` of `no-endpoints`
-  where a workload of the tree calls that Service port (its env, args or a ConfigMap it
-  reads name the address): those connections reach no pod ("...; web/chat calls it
+- `port-unserved` (error, on the `targetPort`, or the selector's label): the named
+  `targetPort` of `no-endpoints`, or the selector of a Service that matches no pod, where a
+  workload of the tree calls that Service port (its env, args or a ConfigMap it reads name
+  the address): those connections reach no pod ("...; web/chat calls it
   (postgres.database.svc.cluster.local:5432): those connections reach no pod"), the
   caller's place the finding's other place. Without a caller it stays `no-endpoints`.
 - `endpoints-lost` (error, in a review, on the selector's label): a Service whose selector
@@ -3095,7 +3096,8 @@ def _services_unmatched(model: Model) -> Iterator[Violation | QuietPlace]:
     object, in the first cluster that receives it; the evaluator is made only for a cluster
     where a plain label match leaves some selector without pods."""
     said: set[tuple[str, int, str, str]] = set()
-    for _, view in views(model):
+    calls: dict[str | None, dict[tuple[str, str, int], tuple[str, Declaration]]] = {}
+    for cluster, view in views(model):
         selecting: list[Service | _Budget] = [*_selecting_services(view), *_budgets(view)]
         if not selecting:
             continue
@@ -3128,6 +3130,9 @@ def _services_unmatched(model: Model) -> Iterator[Violation | QuietPlace]:
             selector = Selector(tuple(one.selector.items()))
             found = (_unprotected(net, one, selector) if isinstance(one, _Budget)
                      else _no_endpoints(net, one, selector))
+            if isinstance(found, Violation) and not isinstance(one, _Budget) and (
+                    found.doubt is None):
+                found = _called_unserved(found, one, _called(view, calls, cluster))
             if found is not None:
                 said.add(key)
                 yield found
@@ -4511,6 +4516,27 @@ def _holding(view: Model) -> dict[tuple[str, str, str], list[Mapping[str, str]]]
         for name, value in pod.labels.items():
             holding.setdefault((pod.namespace, name, value), []).append(pod.labels)
     return holding
+
+
+def _called_unserved(found: Violation, service: Service,
+                     called: Mapping[tuple[str, str, int], tuple[str, Declaration]]
+                     ) -> Violation:
+    """``no-endpoints`` of ``service`` made ``port-unserved`` where a workload of the tree
+    calls one of its ports: those connections reach no pod, an error that names the caller,
+    whose place is the finding's other place (new-user trial eighty-seven D4: `component:
+    databse`, a lint warning and exit 0 for the Service open-webui calls; the review's
+    `endpoints-lost` said it)."""
+    call = next((called[(service.namespace, service.name, p.port)] for p in service.ports
+                 if (service.namespace, service.name, p.port) in called), None)
+    if call is None:
+        return found
+    message = (f"{found.message}; {call[0]} calls it ({call[1].endpoint.text}:"
+               f"{call[1].endpoint.port}): those connections reach no pod")
+    return replace(found, kind="port-unserved", message=message,
+                   others=(*(replace(o, kind="port-unserved", message=message)
+                             for o in found.others),
+                           Violation(call[1].obj, call[1].path, message, fix=found.fix,
+                                     kind="port-unserved")))
 
 
 def _no_endpoints(net: Network, service: Service, selector: Selector, near: bool = True

@@ -126,6 +126,17 @@ spec:
     assert "Deployment/web/web" in [o.object for o in result.findings[0].others]
     result = lint_text(tmp_path / "alone", pods + service, only=["netpol-pairing"])
     assert [(f.kind, f.severity) for f in result.findings] == [("no-endpoints", "warning")]
+    # so is a selector matching no pod (new-user trial eighty-seven D4: `component: databse`,
+    # a lint warning and exit 0 for the Service open-webui calls)
+    typo = service.replace("selector: {app: db}", "selector: {app: bd}").replace(
+        "targetPort: postgres", "targetPort: postgresql")
+    result = lint_text(tmp_path / "selector", pods + typo + web, only=["netpol-pairing"])
+    assert [(f.kind, f.severity, f.message.split("; ", 1)[-1]) for f in result.findings] == [
+        ("port-unserved", "error", "web/web calls it (db.data:5432): those connections reach "
+                                   "no pod")]
+    assert "Deployment/web/web" in [o.object for o in result.findings[0].others]
+    result = lint_text(tmp_path / "selector-alone", pods + typo, only=["netpol-pairing"])
+    assert [(f.kind, f.severity) for f in result.findings] == [("no-endpoints", "warning")]
 
 
 def test_a_rollout_s_pods_carry_its_template_s_labels_and_the_hash_alone(tmp_path: Path) -> None:
