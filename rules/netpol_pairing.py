@@ -47,6 +47,9 @@ three sources of intended flows:
   `egress` of each policy isolating the caller, or the `ingress` of each policy isolating
   the destination (the `ports`, or `toPorts`, of its rule that admits the callers on other
   ports), when the pull request added or changed that policy (the unchanged value listed).
+  A caller a chart renders (app-template's values) is as certain as a written one where the
+  destination's policies admit the call's port from no peer at all: its labels decide
+  nothing (a port moved to 5433 behind a Cilium policy admitting 5432 alone).
   Where a policy of the destination's namespace whose pod selector matches no pod at all
   would admit the call, that selector is the cause: the message and fix name it (`vlm` for
   `vllm`), and it is one of the finding's places. Where the Service sends the call's port to
@@ -1796,6 +1799,18 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
         yield _dependency_violation(net, merged, first.sources, group[1:MAX_PLACES])
 
 
+def _refused_to_all(net: Network, denied: Sequence[int], conns: Conns) -> bool:
+    """Whether every pod of ``denied`` is isolated for ingress and no rule of its policies
+    admits any of ``conns`` from any peer (a Cilium rule of no peer, ``ingress: [{}]``,
+    admits nobody; an admin tier, which reviewbot may not see whole, decides nothing)."""
+    if net.admin is not None:
+        return False
+    return all(net.isolated_ingress(d) and not any(
+        (r.peers is None or r.peers or net.policies[n].kind == "NetworkPolicy")
+        and net.rule_conns(r, d).intersect(conns)
+        for n in net.ingress_of[d] for r in net.policies[n].ingress) for d in denied)
+
+
 def _namespace_refuses(net: Network, sources: Sequence[int], denied: Sequence[int]) -> bool:
     """Whether no pod of the namespaces of ``denied`` admits any of ``sources`` on any port:
     every one is isolated for ingress and no rule of its policies admits them (an admin or
@@ -1910,11 +1925,19 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
     # rendering them decides nothing of the verdict (trial 85 D2: app-template 4.4.0's vllm
     # behind a default deny, a warning in a lint and an error in the review)
     apart = not entry.egress and _namespace_refuses(net, sources, denied)
+    # refused by the destination, whose policies admit those ports from no peer at all (its
+    # callers' egress may deny it too): whoever the callers are, and whatever labels a chart
+    # gives them, the call is dropped
+    # (new-user trial eighty-seven D5: postgres moved to 5433, its Cilium policy admits 5432
+    # alone; a warning that doubted the caller's app-template chart)
+    anyone = _refused_to_all(net, denied, entry.conns)
     found = Violation(entry.decl.obj, entry.decl.path, message, fix=" ".join(fixes),
                       kind="dependency-denied", key=key, edits=tuple(edits),
-                      doubt=_doubt(net, [*sources, *(d for d in denied if not (
-                          apart and d in net.from_chart))]) or entry.doubt,
-                      cause=cause)
+                      doubt=_doubt(net, [*(s for s in sources if not anyone), *(
+                          d for d in denied if not (apart and d in net.from_chart))])
+                      or (_scripts_apart(net.model, [net.pods[i].obj for i in (*sources, *denied)])
+                          if anyone else None)  # (scripts that apply them apart: still)
+                      or entry.doubt, cause=cause)
     others = []
     for place in places:
         message, key = said(place.decl, place.sources)

@@ -524,6 +524,46 @@ spec:
 """
 
 
+def test_a_chart_s_call_its_destination_refuses_from_every_peer_is_certain(
+        tmp_path: Path) -> None:
+    """New-user trial eighty-seven D5: postgres (a plain StatefulSet) moved to 5433, its
+    CiliumNetworkPolicy admits 5432 alone: whoever calls it, and whatever labels the
+    caller's chart gives its pods, the call is dropped. It was a warning that doubted the
+    caller's app-template chart; where a rule admits 5433 from some peer, the caller's labels
+    decide, and the doubt stays."""
+    caller = ECHO.replace(
+        '            ports: [{name: http, containerPort: 8080}]\n',
+        '            ports: [{name: http, containerPort: 8080}]\n'
+        '            env: {DATABASE_URL: "postgres://u@db.data.svc.cluster.local:5432/x"}\n')
+    db = deployment("db", "data", "{app: db}", ports="ports: [{containerPort: 5433}]") + """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: data}
+spec:
+  selector: {app: db}
+  ports: [{port: 5432, targetPort: 5433}]
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: db, namespace: data}
+spec:
+  endpointSelector: {matchLabels: {app: db}}
+  ingress:
+  - fromEntities: [cluster]
+    toPorts: [{ports: [{port: "5432", protocol: TCP}]}]
+"""
+    text = caller + OCI.replace("VERSION", "4.1.1") + db
+    result = lint_text(tmp_path / "refused", text, only=["netpol-pairing"])
+    assert [(f.kind, f.severity, "Not certain" in f.message) for f in result.findings
+            if f.kind == "dependency-denied"] == [("dependency-denied", "error", False)]
+    some = text + ("  - fromEndpoints: [{matchLabels: {io.kubernetes.pod.namespace: ops}}]\n"
+                   "    toPorts: [{ports: [{port: \"5433\", protocol: TCP}]}]\n")
+    result = lint_text(tmp_path / "some", some, only=["netpol-pairing"])
+    assert [(f.kind, f.severity) for f in result.findings
+            if f.kind == "dependency-denied"] == [("dependency-denied", "warning")]
+
+
 def test_a_call_to_a_helmrelease_service_denied_by_a_cilium_policy_is_reported(
         tmp_path: Path) -> None:
     # no pod of namespace apps admits web on any port: whichever pods and port the chart's
