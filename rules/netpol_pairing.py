@@ -301,9 +301,12 @@ A last check asks that every selector select something.
   web/web admits from any peer (they admit TCP 8080)": a container port moved under a
   `targetPort` name, the policy's number kept); where a policy of the namespace whose pod
   selector matches no pod at all would admit it, that selector is the cause, named in the
-  message and the fix. Pods a chart or a failing build makes, pods a chart-rendered policy
+  message and the fix; where no rule of their policies admits anyone (a default deny
+  alone), the fix asks for a policy of their own, never a rule of the default deny. Pods a
+  chart of unknown templates or a failing build makes, pods a chart-rendered policy
   isolates, a backendRef to another namespace (its ReferenceGrant's), and trees with
-  AdminNetworkPolicies are not judged. The routes and Ingresses an app-template release
+  AdminNetworkPolicies are not judged; app-template's pods are, a warning that names the
+  chart. The routes and Ingresses an app-template release
   renders are judged alike, with Cilium policies too (a rule of no peer, `ingress: [{}]`,
   admits nobody): a warning, its pods read from the chart's templates.
 - `no-such-port` (warning, on the `port:`): an ingress rule's port names a port (by name
@@ -732,8 +735,9 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
             port = next((sp for sp in service.ports if sp.port == backend.port
                          or (isinstance(backend.port, str) and sp.name == backend.port)), None)
             pods = net.service_pods(service) if port is not None else []
-            if port is None or not pods or any(d in net.rendered_by for d in pods):
-                continue
+            if port is None or not pods or any(
+                    d in net.rendered_by and d not in net.from_chart for d in pods):
+                continue  # (a chart of known templates, app-template, is judged: doubted)
             found = _unadmitted_targets(net, pods, port)
             if found is None:
                 continue
@@ -771,7 +775,8 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
                 fix=f"Make the {_field(astray[0], None)} of {astray[0].described} match {what} "
                     f"({astray[1]})." if astray else
                     f"Admit {target_text} from {sender} in an ingress rule of {admitting}, or "
-                    "point the Service's targetPort back at a port it admits.")
+                    "point the Service's targetPort back at a port it admits.",
+                doubt=_doubt(net, pods))
             if astray:  # (and at that selector, where a review comments when the change
                 # wrote it)
                 where = astray[0].selector_path
@@ -796,12 +801,16 @@ def _refusing(net: Network, pods: Sequence[int]) -> tuple[str, str, str] | None:
            for n in {n for i in pods for n in net.ingress_of[i]}):
         return None
     isolating = [net.policies[n] for n in net.ingress_of[d]]
-    admitting = sorted(p.described for p in isolating
-                       if any(net.rule_conns(r, d) for r in p.ingress)) or sorted(
-        p.described for p in isolating)
-    admitted = union_all(net.rule_conns(r, d) for n in net.ingress_of[d]
-                         for r in net.policies[n].ingress)
-    return _named(isolating), admitting[0], str(admitted) if admitted else "nothing"
+    # (a rule of no peer, Cilium's default deny `ingress: [{}]`, admits nobody: neither what
+    # they admit nor the policy to widen; new-user trial eighty-seven D7, "they admit All
+    # Connections", and the fix sent to default-deny)
+    rules = [(p, r) for p in isolating for r in p.ingress
+             if r.peers is None or r.peers or p.kind == "NetworkPolicy"]
+    admitting = sorted({p.described for p, r in rules if net.rule_conns(r, d)})
+    admitted = union_all(net.rule_conns(r, d) for _, r in rules)
+    return (_named(isolating), admitting[0] if admitting else
+            f"a policy of their own selecting {_workload_names(net, pods)}",
+            str(admitted) if admitted else "nothing")
 
 
 def _named(policies: Iterable[Policy]) -> str:
@@ -928,8 +937,10 @@ def _rendered_backends_denied(net: Network, view: Model) -> Iterator[Violation]:
                 f"{', '.join(described[:MAX_NAMES])} admits from any peer (they admit "
                 f"{admitted or 'nothing'}): the gateway's requests for it are dropped",
                 kind="backend-denied",
-                fix=f"Admit {target_text} in an ingress rule of {(admitting or described)[0]}, "
-                    + back,
+                fix=f"Admit {target_text} in an ingress rule of "
+                    + (admitting[0] if admitting else
+                       f"a policy of their own selecting {_workload_names(net, pods)}")
+                    + ", " + back,
                 doubt=_doubt(net, pods))
 
 

@@ -1231,6 +1231,28 @@ spec:
         "Admit TCP 80 in an ingress rule of CiliumNetworkPolicy apps/echo, or, if its "
         "pods listen on TCP 9090, give the Service's port 80 targetPort: 9090 (without one it "
         "sends to 80 itself)."]
+    # a route written as an HTTPRoute to the release's Service is judged alike, and with the
+    # default deny alone, the fix is no rule of default-deny (new-user trial eighty-seven D6,
+    # D7: nothing said of the HTTPRoute; the values route's fix sent to default-deny)
+    written = ECHO + """---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: echo, namespace: apps}
+spec:
+  parentRefs: [{name: internal, namespace: network}]
+  rules: [{backendRefs: [{name: echo, port: 80}]}]
+"""
+    deny = policy.split("---\napiVersion: cilium.io/v2\nkind: CiliumNetworkPolicy\n"
+                        "metadata: {name: echo")[0]
+    for name, text in (("written", written), ("values", route)):
+        result = lint_text(tmp_path / name, OCI.replace("VERSION", "4.1.1") + "---" + text
+                           + deny, only=["netpol-pairing"])
+        assert [(f.severity, f.message.split(" admits from any peer ")[1].split(":")[0],
+                 f.fix.split(", or ")[0]) for f in result.findings
+                if f.kind == "backend-denied"] == [(
+                    "warning", "(they admit nothing)",
+                    "Admit TCP 8080" + (" from the gateway" if name == "written" else "")
+                    + " in an ingress rule of a policy of their own selecting apps/echo")], name
 
 
 def test_an_app_template_pod_a_default_deny_cuts_off_dns_is_an_error(tmp_path: Path) -> None:
