@@ -21,7 +21,7 @@ are errors, as `kubectl apply` reports them since Kubernetes 1.27) against:
   judged against a CRD applied to other clusters than the object's only, a problem is a
   warning that says which CRD its cluster runs is not seen;
 - the schemas reviewbot ships for KServe InferenceService, Flux HelmRelease, Kustomization,
-  GitRepository and OCIRepository, and Argo CD Application.
+  GitRepository, HelmRepository and OCIRepository, and Argo CD Application.
 
 When `kubeconform` is on PATH (or the `kubeconform` option names it) it does the validating,
 once over all objects, and its results are mapped back to file, line and field. An object in

@@ -491,6 +491,30 @@ def test_a_partial_object_named_as_a_release_s_in_its_namespace_is_not_certain(
         (25, "error", "spec.template.spec: missing required field 'containers'")]
 
 
+def test_a_flux_helm_repository_is_validated_by_its_bundled_schema(tmp_path: Path) -> None:
+    """New-user trial eighty-seven D9: a HelmRepository written with `urll:` passed, "not
+    validated (no schema)", while an OCIRepository's `intervall:` was caught."""
+    text = """
+    apiVersion: source.toolkit.fluxcd.io/v1
+    kind: HelmRepository
+    metadata: {name: bjw-s, namespace: flux-system}
+    spec:
+      interval: 1h
+      urll: https://bjw-s-labs.github.io/helm-charts
+    ---
+    apiVersion: source.toolkit.fluxcd.io/v1
+    kind: HelmRepository
+    metadata: {name: oci, namespace: flux-system}
+    spec: {type: oci, interval: 1h, url: oci://ghcr.io/bjw-s-labs/helm, provider: generic}
+    """
+    result = lint_text(tmp_path, text, only=["schema"])
+    assert [(f.line, f.message, f.fix) for f in result.findings] == [
+        (4, "spec: missing required field 'url'",
+         "Correct the field to the type and name the schema expects."),
+        (6, "spec.urll: unknown field 'urll'",
+         "Rename urll to url: the schema has url here, and no urll.")]
+
+
 def test_remote_schema_locations_are_skipped_in_process(tmp_path: Path) -> None:
     config = ("rules:\n  schema: {kubeconform: never, "
               "schema-locations: ['https://example.invalid/{{ .ResourceKind }}.json']}\n")
