@@ -827,7 +827,7 @@ def moved_tags(
                     f"... -> {ref.text}: this change drops the digest the image was pinned by; "
                     "the tag can be re-pointed, so the manifest no longer says what runs",
                     fix=f"Pin {ref.name}:{ref.tag} by its digest: {ref.name}:{ref.tag}"
-                        "@sha256:<digest>.",
+                        f"@sha256:<digest> (`crane digest {ref.name}:{ref.tag}` prints it).",
                     kind="pin-dropped")
                 continue
             if ref is None or old is None or not tag_moved(old.text, ref.text):
@@ -840,7 +840,9 @@ def moved_tags(
                 f"{ref.tag or '(none)'} but the digest stayed {short}...: the digest wins at "
                 f"pull time, so the pod still runs the old image ({old.tag or 'untagged'}) and "
                 "the new tag lies",
-                fix=f"Replace the digest with the one of {ref.name}:{ref.tag}, or revert the tag.",
+                fix=f"Replace the digest with the one of {ref.name}:{ref.tag} (`crane digest "
+                    f"{ref.name}:{ref.tag}` or `docker buildx imagetools inspect "
+                    f"{ref.name}:{ref.tag}` prints it), or revert the tag.",
                 kind="tag-moved",
             )
 

@@ -470,6 +470,11 @@ def test_moved_tags_reports_the_moved_tag_on_the_new_side(tmp_path: Path) -> Non
     assert violation.path == ("spec", "containers", 0, "image")
     assert "v0.11.0 -> v0.15.0" in violation.message
     assert "still runs the old image (v0.11.0)" in violation.message
+    # the command that prints the new tag's digest (new-user trial eighty-seven W5)
+    assert violation.fix == (
+        "Replace the digest with the one of vllm/vllm-openai:v0.15.0 (`crane digest "
+        "vllm/vllm-openai:v0.15.0` or `docker buildx imagetools inspect "
+        "vllm/vllm-openai:v0.15.0` prints it), or revert the tag.")
     assert list(moved_tags(base.pods, base.pods)) == []
 
 
