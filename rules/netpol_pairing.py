@@ -3845,7 +3845,8 @@ def _parents_refused(route: KObject, at: Path, spec: Mapping[str, Any], name: st
         names = [str(listener.get("name")) for listener in listeners]
         section = ref.get("sectionName")
         gw = f"Gateway {gateway.namespace or 'default'}/{gateway.name}"
-        if isinstance(section, str) and listeners and section not in names:
+        if isinstance(section, str) and listeners and section not in names and not any(
+                "$" in n or "{" in n for n in (*names, section)):  # (a variable: not read)
             near = misspelt(section, names)
             yield Violation(
                 route, (*base, "parentRefs", i, "sectionName"),
