@@ -911,6 +911,41 @@ def test_an_image_a_tekton_run_or_a_buildconfig_pushes_is_a_placeholder(
         in found[3].message
 
 
+def test_an_image_a_job_of_the_tree_builds_and_pushes_is_a_placeholder(tmp_path: Path) -> None:
+    """Judge round EJ (allenporter/k8s-gitops): builder Jobs and CronJobs push the `:latest`
+    the workspaces run (kaniko's `--destination`, `docker push`): the cluster builds that
+    tag itself, as a Tekton run does. Another image of the same repository floats."""
+    from .helpers import lint_dir, write
+
+    kaniko = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: build, namespace: ws}\n"
+              "spec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n"
+              "      - name: kaniko\n        image: gcr.io/kaniko-project/executor@sha256:"
+              + "0" * 64 + "\n        args: [--context=git://github.com/me/dev.git, "
+              "'--destination=registry.lan/dev:latest']\n")
+    docker = ("apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: build, namespace: ws}\n"
+              "spec:\n  schedule: '0 0 1 1 *'\n  jobTemplate:\n    spec:\n      template:\n"
+              "        spec:\n          restartPolicy: Never\n          containers:\n"
+              "          - name: builder\n            image: docker@sha256:" + "0" * 64 + "\n"
+              "            command: [/bin/sh, -c]\n"
+              "            args: ['docker build -t registry.lan/tools:latest . && docker push "
+              "--quiet registry.lan/tools:latest']\n")
+    write(tmp_path, {
+        "build/kaniko.yaml": kaniko, "build/docker.yaml": docker,
+        "dev/deploy.yaml": pod("registry.lan/dev:latest"),
+        "tools/deploy.yaml": pod("registry.lan/tools:latest"),
+        "other/deploy.yaml": pod("registry.lan/other:latest"),
+    })
+    found = lint_dir(tmp_path, only=["image-digest"]).findings
+    assert [(f.file, f.severity, f.kind) for f in found] == [
+        ("dev/deploy.yaml", "warning", "placeholder"),
+        ("other/deploy.yaml", "error", "floating"),
+        ("tools/deploy.yaml", "warning", "placeholder")]
+    assert "; a Job of this repository builds and pushes it (build/kaniko.yaml:9), " in (
+        found[0].message)
+    assert "; a CronJob of this repository builds and pushes it (build/docker.yaml:12), " in (
+        found[2].message)
+
+
 def test_an_image_stream_of_the_cluster_s_internal_registry_is_the_cluster_s(
         tmp_path: Path) -> None:
     """Judge round AZ: redhat-cop/gitops-catalog's Jobs run
