@@ -66,7 +66,9 @@ Findings, by kind:
   owner/repo/.github/workflows/release.yaml@v1`); or a Tekton PipelineRun or TaskRun of the
   tree (run by hand too) pushes that very tag (a parameter named for an image: `IMAGE`,
   `image-reference`), or a Job or CronJob of the tree does (kaniko's `--destination`,
-  `docker push`, `buildah push`); or the image is no reference at all (`$IMAGE_URL`, `IMAGE_NAME`,
+  `docker push`, `buildah push`; in a chart of the tree, the reference its release's values
+  give: `docker push {{ .Values.image.repository }}:{{ .Values.image.tag }}`); or the image
+  is no reference at all (`$IMAGE_URL`, `IMAGE_NAME`,
   `REGION-docker.pkg.dev/PROJECT_ID/app:latest`: a shell variable or capital letters, which
   a reference's path never has), a placeholder replaced before anything is applied. A
   `kustomize edit set image` step that writes its reference literally is judged by that

@@ -944,6 +944,29 @@ def test_an_image_a_job_of_the_tree_builds_and_pushes_is_a_placeholder(tmp_path:
         found[0].message)
     assert "; a CronJob of this repository builds and pushes it (build/docker.yaml:12), " in (
         found[2].message)
+    # a builder template of a chart of the tree, read with the values of the release that
+    # renders it (allenporter's devcontainer-workspace chart: 4 false errors)
+    chart = tmp_path / "chart"
+    write(chart, {
+        "charts/ws/Chart.yaml": "apiVersion: v2\nname: ws\nversion: 0.1.0\n",
+        "charts/ws/values.yaml": "image: {repository: registry.lan/ws, tag: '1'}\n",
+        "charts/ws/templates/build.yaml": (
+            "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: build-{{ .Release.Name }}}\n"
+            "spec:\n  schedule: '0 0 1 1 *'\n  jobTemplate:\n    spec:\n      template:\n"
+            "        spec:\n          containers:\n          - name: b\n            image: d\n"
+            "            args: ['docker push {{ .Values.image.repository }}:"
+            "{{ .Values.image.tag }}']\n"),
+        "apps/release.yaml": (
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+            "metadata: {name: dev, namespace: ws}\nspec:\n  interval: 1h\n  chart:\n"
+            "    spec: {chart: ./charts/ws, sourceRef: {kind: GitRepository, name: flux-system}}\n"
+            "  values:\n    image: {repository: registry.lan/ws, tag: latest}\n"),
+    })
+    assert [(f.file, f.severity, f.kind, "a CronJob of chart charts/ws (HelmRelease ws/dev) "
+             "builds and pushes it" in f.message)
+            for f in lint_dir(chart, only=["image-digest"]).findings
+            if "registry.lan/ws" in f.message] == [
+        ("apps/release.yaml", "warning", "placeholder", True)]
 
 
 def test_an_image_stream_of_the_cluster_s_internal_registry_is_the_cluster_s(
