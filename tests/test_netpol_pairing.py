@@ -2544,6 +2544,37 @@ def test_a_host_a_variable_or_template_continues_names_no_service() -> None:
         ("redis.data", 6379)]
 
 
+def test_a_call_is_not_doubted_for_the_unseen_variables_of_other_env_values(
+        tmp_path: Path) -> None:
+    """Judge round EJ (mrwulf/home-cluster): mealie's `OPENAI_BASE_URL` names ollama's port
+    11424 (11434), a certain error, made "Not certain" by ${SECRET_DOMAIN} of its other
+    variables, whose values a Secret outside the tree holds. The call's own value decides;
+    a variable in it still makes the doubt."""
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: %s, namespace: flux-system}\n"
+            "spec:\n  interval: 1h\n  prune: true\n  path: %s\n"
+            "  sourceRef: {kind: GitRepository, name: flux-system}\n%s")
+    post = "  postBuild:\n    substituteFrom: [{kind: Secret, name: cluster-secrets}]\n"
+    app = deployment("mealie", "home", "{app: mealie}").replace(
+        "        image: x\n", "        image: x\n        env:\n"
+        "        - {name: OPENAI_BASE_URL, value: 'URL'}\n"
+        "        - {name: BASE_URL, value: 'https://mealie.${SECRET_DOMAIN}'}\n")
+    ollama = deployment("ollama", "ai", "{app: ollama}", "ports: [{containerPort: 11434}]") + (
+        "---\napiVersion: v1\nkind: Service\nmetadata: {name: ollama, namespace: ai}\n"
+        "spec: {selector: {app: ollama}, ports: [{port: 11434}]}\n")
+    for url, said in (("http://ollama.ai.svc.cluster.local:11424/v1", "error"),
+                      ("http://ollama.ai.svc.cluster.local:${OLLAMA_PORT}/v1", None)):
+        write(tmp_path / str(said), {
+            "clusters/home/flux-system/gotk-sync.yaml": sync % (
+                "flux-system", "./clusters/home", ""),
+            "clusters/home/apps.yaml": sync % ("apps", "./apps", post),
+            "apps/mealie.yaml": app.replace("URL", url), "apps/ollama.yaml": ollama})
+        found = [(f.kind, f.severity) for f in lint_dir(
+            tmp_path / str(said), only=["netpol-pairing"]).findings
+            if f.kind == "dependency-port"]
+        assert found == ([("dependency-port", said)] if said else []), url
+
+
 def test_a_call_a_policy_would_admit_but_for_its_pod_selector_names_the_selector(
         tmp_path: Path) -> None:
     """New-user trial forty-five: the llm namespace's allow-from-web policy's podSelector
