@@ -2382,6 +2382,35 @@ APP_TEMPLATE = """
 """
 
 
+def test_a_route_moved_into_the_release_s_route_values_is_taken_over_by_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial eighty-seven D8: the plain HTTPRoute ui/webui deleted, the same route
+    moved into the release's `route:` values: "deleted", with the fix "first merge prune:
+    disabled on it", which would keep an object Helm never adopts. The release renders it in
+    its place (app-template names its only route after the release)."""
+    repo = GitRepo(tmp_path / "repo")
+    release = textwrap.dedent(APP_TEMPLATE.format(cls="local-path", extra=""))
+    route = ("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n"
+             "metadata: {name: webui, namespace: ui}\nspec:\n"
+             "  parentRefs: [{name: internal, namespace: network}]\n"
+             "  rules: [{backendRefs: [{name: webui, port: 8080}]}]\n")
+    values = ("    route:\n      app:\n"
+              "        parentRefs: [{name: internal, namespace: network}]\n")
+    base = repo.commit({"clusters/home/apps.yaml": textwrap.dedent(flux()),
+                        "apps/kustomization.yaml": "resources: [hr.yaml, route.yaml]\n",
+                        "apps/hr.yaml": release, "apps/route.yaml": route})
+    head = repo.commit({"apps/kustomization.yaml": "resources: [hr.yaml]\n",
+                        "apps/hr.yaml": release + values, "apps/route.yaml": None})
+    _, found = review(repo, base, head, capsys)
+    (deleted,) = [f for f in found if f["message"].startswith("HTTPRoute ui/webui")]
+    assert deleted["severity"] == "info" and deleted["message"].endswith(
+        "; HelmRelease ui/webui renders HTTPRoute ui/webui in its place, which Helm creates "
+        "once the prune deleted this one (an upgrade before it fails: the object exists and "
+        "carries no Helm ownership)")
+    assert deleted["fix"].startswith("Nothing to do: let the prune delete it")
+
+
 def test_an_app_template_claims_storage_class_is_immutable_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

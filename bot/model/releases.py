@@ -140,6 +140,9 @@ class Release:
     pods: Mapping[int, PodTemplate] = field(default_factory=dict)
     # where each of ``services`` writes its ports (``spec.values.service.<id>.ports``)
     service_ports: tuple[Path, ...] = ()
+    # the names of the HTTPRoutes its ``route.<id>`` values render (app-template: the full
+    # name for the primary route, else ``<full>-<id>``, or ``<full>-<nameOverride>``)
+    routes: tuple[str, ...] = ()
 
     @property
     def evaluated(self) -> bool:
@@ -663,7 +666,28 @@ def _rendered(release: Release, raw: Any, pods: Sequence[PodTemplate]) -> Releas
     return Release(release.obj, release.name, release.namespace, release.chart,
                    release.version, release.why_not, partial, key, services, policies,
                    _backends(values, base, by_id), rendered,
-                   tuple((*base, "service", identifier, "ports") for identifier in by_id))
+                   tuple((*base, "service", identifier, "ports") for identifier in by_id),
+                   _route_names(values, full))
+
+
+def _route_names(values: Mapping[str, Any], full: str) -> tuple[str, ...]:
+    """The HTTPRoutes app-template's enabled ``route.<id>`` values render, by name: the
+    primary route (the one marked ``primary: true``, else the only one) takes the full
+    name, another ``<full>-<id>``, one with a ``nameOverride`` ``<full>-<nameOverride>``
+    (the common library's route naming). With several and none primary, which is primary
+    is not known: those without a ``nameOverride`` are left out."""
+    routes = {str(k): mapping(v) for k, v in mapping(values.get("route")).items()
+              if isinstance(v, dict) and v.get("enabled") is not False}
+    marked = [k for k, v in routes.items() if v.get("primary") is True]
+    primary = marked[0] if marked else next(iter(routes)) if len(routes) == 1 else None
+    out = []
+    for key, route in routes.items():
+        override = route.get("nameOverride")
+        if isinstance(override, str) and override:
+            out.append(f"{full}-{override}")
+        elif primary is not None:
+            out.append(full if key == primary else f"{full}-{key}")
+    return tuple(out)
 
 
 def _backends(values: Mapping[str, Any], base: Path,

@@ -179,6 +179,19 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
                      "reading it (or mark the reference optional: true)."),
                 kind="deleted-in-use", file=file, line=line, column=column)
             continue
+        release = _chart_takes_over(head, obj)
+        if release is not None:  # (new-user trial eighty-seven D8: a route moved into the
+            # release's `route:` values, "deleted", and the fix, prune: disabled, would keep
+            # the object Helm cannot adopt)
+            yield Violation(
+                obj, ("metadata", "name"),
+                f"{text}; {release} renders {obj.kind} {object_name(obj)} in its place, which "
+                "Helm creates once the prune deleted this one (an upgrade before it fails: "
+                "the object exists and carries no Helm ownership)",
+                fix="Nothing to do: let the prune delete it (prune: disabled would keep an "
+                    "object Helm never adopts); the release retries its upgrade.",
+                kind="deleted", file=file, line=line, column=column)
+            continue
         # (a rename: the new object takes its place, and nothing is to keep; new-user trial
         # sixty-seven W4 read "to keep it running, first merge ... prune: disabled" of each)
         renamed = fate.how.startswith("is renamed to")
@@ -198,6 +211,25 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
 
 
 _READING = ("envFrom", "env", "volumes")  # where a pod reads a ConfigMap or Secret
+
+
+def _chart_takes_over(head: Model, obj: KObject) -> str | None:
+    """The release of ``head`` (``HelmRelease ns/name``) whose chart renders an object of
+    ``obj``'s kind and name in its namespace, where app-template's templates say: its
+    Services and the HTTPRoutes of its ``route`` values; None."""
+    if obj.kind not in ("Service", "HTTPRoute"):
+        return None
+    from reviewbot.model.releases import releases
+
+    namespace = obj.namespace or "default"
+    for release in releases(head):
+        if release.namespace != namespace or not release.evaluated:
+            continue
+        names = release.routes if obj.kind == "HTTPRoute" else tuple(
+            s.name for s in release.services)
+        if obj.name in names:
+            return f"{release.obj.kind} {release.obj.namespace}/{release.obj.name}"
+    return None
 
 
 def _collected(kustomization: KObject, base: Model, head: Model,
