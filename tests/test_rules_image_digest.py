@@ -797,6 +797,23 @@ def test_an_image_a_script_builds_where_it_runs_is_a_placeholder(tmp_path: Path)
         ("k8s/pushed.yaml", "error")]
     assert "a script of the repository builds neobank/$service where it runs " \
         "(scripts/setup.sh:2)" in found[0].message
+    # a Makefile's recipe builds too, and a name a variable holds, or its default (judge
+    # round EI: envoyproxy/gateway's `make image`, volcano's `${AUDIT_EXPORTER_IMAGE:-...}`)
+    write(tmp_path / "more", {
+        "Makefile": "image:\n\tdocker build -t extension-server:latest -f Dockerfile .\n",
+        "build.sh": 'IMAGE="${EXPORTER_IMAGE:-acme/exporter:dev}"\n'
+                    'docker build -t "${IMAGE}" .\n'
+                    'docker build -t "${OTHER_IMAGE:-acme/other:dev}" .\n',
+        "k8s/ext.yaml": pod("extension-server:latest", "ext"),
+        "k8s/exporter.yaml": pod("acme/exporter:dev", "exporter"),
+        "k8s/other.yaml": pod("acme/other:latest", "other"),
+    })
+    assert [(f.file, f.severity, f.message.split("; a script of the repository builds ")[1]
+             .split(" where")[0])
+            for f in lint_dir(tmp_path / "more", only=["image-digest"]).findings] == [
+        ("k8s/exporter.yaml", "warning", "acme/exporter"),
+        ("k8s/ext.yaml", "warning", "extension-server"),
+        ("k8s/other.yaml", "warning", "acme/other")]
 
 
 def test_an_image_built_where_it_runs_is_a_placeholder(tmp_path: Path) -> None:
