@@ -52,8 +52,9 @@ Findings, by kind:
   the tag moves with what the workflow
   last pushed; or the image is built where it runs, pushed to no registry a manifest could
   pin (a docker compose service's `build:` tagged with its `image:`, or without one
-  `<project>-<service>`; a shell script's `docker build -t IMAGE` or `podman build`, a
-  variable of the name read as any text, `neobank/$service`; an image of no registry and no
+  `<project>-<service>`; a shell script's, Makefile's or justfile's `docker build -t IMAGE`
+  or `podman build`, a variable of the name read as any text, `neobank/$service`, or as the
+  script sets it, `IMAGE="${IMAGE:-acme/exporter:dev}"` its default; an image of no registry and no
   owner, pulled only if absent (`IfNotPresent`, `Never`), with a Dockerfile beside its
   manifest, loaded into the node; an OpenShift BuildConfig's
   output to an ImageStream with
