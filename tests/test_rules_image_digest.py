@@ -803,7 +803,8 @@ def test_an_image_a_script_builds_where_it_runs_is_a_placeholder(tmp_path: Path)
         "Makefile": "image:\n\tdocker build -t extension-server:latest -f Dockerfile .\n",
         "build.sh": 'IMAGE="${EXPORTER_IMAGE:-acme/exporter:dev}"\n'
                     'docker build -t "${IMAGE}" .\n'
-                    'docker build -t "${OTHER_IMAGE:-acme/other:dev}" .\n',
+                    'docker build \\\n    -f Dockerfile \\\n'
+                    '    -t "${OTHER_IMAGE:-acme/other:dev}" .\n',
         "k8s/ext.yaml": pod("extension-server:latest", "ext"),
         "k8s/exporter.yaml": pod("acme/exporter:dev", "exporter"),
         "k8s/other.yaml": pod("acme/other:latest", "other"),

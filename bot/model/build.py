@@ -522,8 +522,8 @@ def _local_builders(model: Model) -> Iterator[Builder]:
 
 
 # a script's local image build and the tag it gives (`docker build -t neobank/$svc:latest`)
-_SCRIPT_BUILD = re.compile(r"\b(?:docker|podman)\s+(?:buildx\s+)?build\b[^\n;&|]*?\s"
-                           r"(?:-t|--tag)(?:\s+|=)([^\s;&|]+)")
+_SCRIPT_BUILD = re.compile(r"\b(?:docker|podman)\s+(?:buildx\s+)?build\b(?:\\\n|[^\n;&|])*?\s"
+                           r"(?:-t|--tag)(?:\s+|=)([^\s;&|]+)")  # (over `\` line ends)
 _SHELL_VARIABLE = re.compile(r"\$\{?\w+\}?")
 _ONE_VARIABLE = re.compile(r"\$\{?(\w+)\}?")
 _DEFAULTED = re.compile(r"\$\{\w+:?[-=]([^}]+)\}")
