@@ -804,8 +804,7 @@ def _refusing(net: Network, pods: Sequence[int]) -> tuple[str, str, str] | None:
     # (a rule of no peer, Cilium's default deny `ingress: [{}]`, admits nobody: neither what
     # they admit nor the policy to widen; new-user trial eighty-seven D7, "they admit All
     # Connections", and the fix sent to default-deny)
-    rules = [(p, r) for p in isolating for r in p.ingress
-             if r.peers is None or r.peers or p.kind == "NetworkPolicy"]
+    rules = list(_admitting(net, d))
     admitting = sorted({p.described for p, r in rules if net.rule_conns(r, d)})
     admitted = union_all(net.rule_conns(r, d) for _, r in rules)
     return (_named(isolating), admitting[0] if admitting else
@@ -876,9 +875,8 @@ def _unadmitted_targets(net: Network, pods: Sequence[int], port: ServicePort
         target = port.target_port if isinstance(port.target_port, int) else next(
             iter(net.ports_of(d).get((port.target_port, port.protocol), ())), None)
         if not target or not net.isolated_ingress(d) or any(
-                (r.peers is None or r.peers or net.policies[n].kind == "NetworkPolicy")
-                and net.rule_conns(r, d).intersect(Conns.ports(port.protocol, target, target))
-                for n in net.ingress_of[d] for r in net.policies[n].ingress):
+                net.rule_conns(r, d).intersect(Conns.ports(port.protocol, target, target))
+                for _, r in _admitting(net, d)):
             return None
         targets.add(target)
     return targets
@@ -1810,6 +1808,17 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
         yield _dependency_violation(net, merged, first.sources, group[1:MAX_PLACES])
 
 
+def _admitting(net: Network, d: int) -> Iterator[tuple[Policy, Rule]]:
+    """The ingress rules of the policies isolating pod ``d`` that admit someone: every
+    NetworkPolicy rule (one of no peer admits all), a Cilium rule naming a peer (one of no
+    peer, the default deny ``ingress: [{}]``, admits nobody)."""
+    for n in net.ingress_of[d]:
+        policy = net.policies[n]
+        for r in policy.ingress:
+            if r.peers is None or r.peers or policy.kind == "NetworkPolicy":
+                yield policy, r
+
+
 def _refused_to_all(net: Network, denied: Sequence[int], conns: Conns) -> bool:
     """Whether every pod of ``denied`` is isolated for ingress and no rule of its policies
     admits any of ``conns`` from any peer (a Cilium rule of no peer, ``ingress: [{}]``,
@@ -1817,9 +1826,7 @@ def _refused_to_all(net: Network, denied: Sequence[int], conns: Conns) -> bool:
     if net.admin is not None:
         return False
     return all(net.isolated_ingress(d) and not any(
-        (r.peers is None or r.peers or net.policies[n].kind == "NetworkPolicy")
-        and net.rule_conns(r, d).intersect(conns)
-        for n in net.ingress_of[d] for r in net.policies[n].ingress) for d in denied)
+        net.rule_conns(r, d).intersect(conns) for _, r in _admitting(net, d)) for d in denied)
 
 
 def _namespace_refuses(net: Network, sources: Sequence[int], denied: Sequence[int]) -> bool:
