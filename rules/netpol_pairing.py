@@ -158,7 +158,9 @@ A last check asks that every selector select something.
   `endpointSelector`), or a rule's peer selector, matches no workload of the namespaces it
   covers, though the repository shows workloads there; the message names the nearest label
   set when a workload almost carries it ("podSelector name=cart matches no pod in sock-shop
-  (Deployment carts has name=carts)"), else says no workload there carries it. When one of
+  (Deployment carts has name=carts)"), else says no workload there carries it, and names a
+  workload of a file no cluster root applies that would (its folder a misspelt path left
+  out), whose applying is the fix. When one of
   those namespaces may hold pods reviewbot cannot see (a HelmRelease it does not evaluate,
   an operator's custom resource), pods whose operator adds labels, or
   the selector asks for pods an operator manages (`app.kubernetes.io/managed-by` of a value
@@ -3102,14 +3104,22 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
         # like no workload there: naming the closest one misleads (judge round AT, kid's
         # argocd-server policy "(Deployment argocd-redis has name=argocd-redis)")
         none = f"no workload of {where} carries {selector.describe()}"
+        aside = _unapplied_carrier(net.model, selector)
+        if aside is not None:  # (new-user trial eighty-seven D7: miniflux's folder, its
+            # Kustomization's path misspelt, and the fix said to delete the policy's rule)
+            none += f"; {aside[0]} in {aside[1]} would, a file no cluster root applies"
         return Violation(
             policy.obj, path, f"{text} ({none})", kind="selects-nothing",
             # (never "remove the selector": an empty one selects every pod of the namespace;
             # new-user trial fifty-one followed it)
-            fix="Match the labels of the pods the policy is for, or delete the policy if "
+            fix=f"Apply {aside[1]} (its folder's not-applied finding says why it is not), or "
+                "match the labels of the pods the policy is for." if aside is not None else
+                "Match the labels of the pods the policy is for, or delete the policy if "
                 "those pods are gone.",
-            doubt=policy.rendered_by or _doubt(net, pods),  # (a chart's pods there: its
-            # labels are read from its documented templates)
+            doubt=policy.rendered_by or _doubt(net, pods, labelled=True),  # (a chart's
+            # pods there whose labels its templates do not all give; app-template's give
+            # every one: new-user trial eighty-seven D7 read "could not see the chart ... for
+            # HelmRelease/default/open-webui" of a selector of miniflux's labels)
             cause=_no_pod_cause(selector, where))
     nearest = _nearest(net, pods, selector)
     return Violation(
@@ -3118,9 +3128,35 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
             "are gone.",
         # (what could not be seen of the workload the message names: another's failing
         # build says nothing of this one's labels; new-user trial fifteen)
-        doubt=policy.rendered_by or _doubt(net, [_closest(net, pods, selector)]),
+        doubt=policy.rendered_by or _doubt(net, [_closest(net, pods, selector)],
+                                           labelled=True),
         cause=_no_pod_cause(selector, where),
     )
+
+
+def _unapplied_carrier(model: Model, selector: Selector) -> tuple[str, str] | None:
+    """A workload of a file no cluster root applies whose pods would carry ``selector``'s
+    labels (its template's, or app-template's for a HelmRelease: its name as
+    ``app.kubernetes.io/name`` and ``instance``), as (``Deployment web``, its file); None."""
+    if not model.unapplied or selector.exprs:
+        return None
+    for doc in model.documents:
+        value = doc.value
+        if doc.file.path not in model.unapplied or not isinstance(value, dict):
+            continue
+        kind, name = value.get("kind"), mapping(value.get("metadata")).get("name")
+        if not isinstance(kind, str) or not isinstance(name, str):
+            continue
+        if kind == "HelmRelease":
+            labels = {"app.kubernetes.io/name": name, "app.kubernetes.io/instance": name}
+        elif kind in ("Deployment", "StatefulSet", "DaemonSet"):
+            labels = {str(k): str(v) for k, v in mapping(mapping(mapping(mapping(
+                value.get("spec")).get("template")).get("metadata")).get("labels")).items()}
+        else:
+            continue
+        if labels and selector.matches(labels):
+            return f"{kind} {name}", doc.file.path
+    return None
 
 
 def _no_pod_cause(selector: Selector, where: str) -> str:

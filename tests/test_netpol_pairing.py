@@ -2544,6 +2544,37 @@ def test_a_host_a_variable_or_template_continues_names_no_service() -> None:
         ("redis.data", 6379)]
 
 
+def test_a_peer_only_an_unapplied_workload_carries_names_that_workload(
+        tmp_path: Path) -> None:
+    """New-user trial eighty-seven D7: miniflux's Kustomization path misspelt, its folder
+    applied by no root; the postgres policy's peer `app.kubernetes.io/name=miniflux` then
+    "matches no pod", doubting another release's chart, with the fix "delete the policy if
+    those pods are gone". The workload that would carry it is named, and its file."""
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: %s, namespace: flux-system}\n"
+            "spec:\n  interval: 1h\n  prune: true\n  path: %s\n"
+            "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+    policy = ("apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+              "metadata: {name: db, namespace: db}\nspec:\n  podSelector: {}\n"
+              "  policyTypes: [Ingress]\n  ingress:\n  - from:\n"
+              "    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: web}}\n"
+              "      podSelector: {matchLabels: {app: web}}\n")
+    write(tmp_path, {
+        "clusters/home/flux-system/gotk-sync.yaml": sync % ("flux-system", "./clusters/home"),
+        "clusters/home/apps.yaml": sync % ("db", "./apps/db") + "---\n" + sync % (
+            "web", "./apps/wbe"),
+        "apps/db/policy.yaml": policy + "---\n" + deployment("pg", "db", "{app: pg}"),
+        "apps/db/other.yaml": deployment("other", "web", "{app: other}"),
+        "apps/web/deploy.yaml": deployment("web", "web", "{app: web}"),
+    })
+    (found,) = [f for f in lint_dir(tmp_path, only=["netpol-pairing"]).findings
+                if f.kind == "selects-nothing"]
+    assert found.message.endswith(
+        "(no workload of web carries app=web; Deployment web in apps/web/deploy.yaml would, a "
+        "file no cluster root applies)")
+    assert found.fix.startswith("Apply apps/web/deploy.yaml")
+
+
 def test_a_call_is_not_doubted_for_the_unseen_variables_of_other_env_values(
         tmp_path: Path) -> None:
     """Judge round EJ (mrwulf/home-cluster): mealie's `OPENAI_BASE_URL` names ollama's port
