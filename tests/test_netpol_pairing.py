@@ -2544,6 +2544,40 @@ def test_a_host_a_variable_or_template_continues_names_no_service() -> None:
         ("redis.data", 6379)]
 
 
+def test_judge_round_ek_s_dns_of_localhost_and_an_egress_port_nothing_serves(
+        tmp_path: Path) -> None:
+    """Judge round EK (shaman007/home-k3s): a Postgres pod whose one named address is its
+    exporter sidecar's `localhost:5432` (the pod's own, from /etc/hosts: no DNS) and an egress
+    rule to monitoring on 3100, where no pod listens (Loki runs in `loki`): errors, each
+    certain only of a name that needs DNS and a port some pod serves."""
+    deny = ("apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+            "metadata: {name: deny, namespace: NS}\nspec:\n  podSelector: {}\n"
+            "  policyTypes: [Ingress, Egress]\n")
+    db = deployment("pg", "db", "{app: pg}", "ports: [{containerPort: 5432}]").replace(
+        "        image: x\n",
+        "        image: x\n        env: [{name: DATA_SOURCE, value: 'localhost:5432'}]\n")
+    result = lint_text(tmp_path / "dns", db + "---\n" + deny.replace("NS", "db"),
+                       only=["netpol-pairing"])
+    assert [(f.kind, f.severity) for f in result.findings if f.kind == "dns-denied"] == [
+        ("dns-denied", "warning")]
+    egress = ("apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+              "metadata: {name: out, namespace: unifi}\nspec:\n  podSelector: {}\n"
+              "  policyTypes: [Egress]\n  egress:\n  - to:\n"
+              "    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: monitoring}}\n"
+              "    ports: [{port: PORT, protocol: TCP}]\n")
+    text = (deployment("poller", "unifi", "{app: poller}") + "---\n"
+            + deployment("grafana", "monitoring", "{app: grafana}",
+                         "ports: [{containerPort: 3000}]")
+            + "---\n" + deny.replace("NS", "monitoring").replace(", Egress", ""))
+    for port, said in (("3100", "warning"), ("3000", "error")):
+        result = lint_text(tmp_path / port, text + "---\n" + egress.replace("PORT", port),
+                           only=["netpol-pairing"])
+        found = [(f.severity, "no pod there declares it (Deployment grafana declares TCP "
+                  "3000)" in f.message) for f in result.findings
+                 if f.kind == "egress-unmatched"]
+        assert found == [(said, said == "warning")], port
+
+
 def test_a_peer_only_an_unapplied_workload_carries_names_that_workload(
         tmp_path: Path) -> None:
     """New-user trial eighty-seven D7: miniflux's Kustomization path misspelt, its folder

