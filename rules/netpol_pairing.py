@@ -22,7 +22,9 @@ three sources of intended flows:
   (a CronJob carrying the server's label) is not a flow to it. An entry on any port that
   the same policy's ingress rules admit alike (its clients' selector copied into an egress
   rule) is a warning saying whether the pods open those connections at all could not be
-  seen: the replies to the clients' own calls pass without it (a stateful firewall).
+  seen: the replies to the clients' own calls pass without it (a stateful firewall). So is
+  an entry whose numbered ports no destination pod declares, where each declares its
+  container ports: the rule may reach nothing rather than have its connections dropped.
 - `ingress-unused` (warning, on the ingress rule's `from:`): every entry of the rule names its
   sources explicitly (namespaces by `kubernetes.io/metadata.name`, all defined in the
   repository, or a non-empty `podSelector` in the policy's own namespace) and none of the
@@ -142,7 +144,8 @@ Every pod an egress policy isolates must still reach DNS.
   pod selector carries labels a kustomize build added (`commonLabels`, or `labels` with
   `includeSelectors`) that no pod of the repository carries reaches none: the cluster's DNS
   pods are not made by that build, and the finding says which labels. It is a warning when
-  none of the pods names an in-cluster address, a name a Cilium `toFQDNs` lets them reach,
+  none of the pods names an in-cluster address (`localhost`, the pod's own name from its
+  hosts file, is none), a name a Cilium `toFQDNs` lets them reach,
   or the internet on TCP 443 or 80 (an `ipBlock` of a /8 or wider: hosts reached by name,
   where some policy of the tree lets DNS out on 53, so the repository manages DNS egress)
   (whether they resolve names is not seen), when a chart renders the
