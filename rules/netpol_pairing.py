@@ -1666,6 +1666,8 @@ def _serves_none(net: Network, rule: Rule, pods: Sequence[int]) -> str | None:
                     for c in net.pods[d].containers for port in c.ports
                     if isinstance(port, dict) and isinstance(
                         number := port.get("containerPort"), int)}
+        if not declared and net.pods[d].kind in ("Job", "CronJob"):
+            continue  # (a batch job's pods serve nothing: the report CronJobs beside them)
         if not declared:
             return None
         if any((proto == p.protocol or p.protocol == "ANY") and int(p.port or 0) <= number
@@ -1676,7 +1678,7 @@ def _serves_none(net: Network, rule: Rule, pods: Sequence[int]) -> str | None:
             pod = net.pods[d]
             first = (f"{pod.kind} {pod.name} declares "
                      + ", ".join(f"{proto} {n}" for proto, n in sorted(declared)[:3]))
-    return first
+    return first or None
 
 
 def _mirrors(policy: Policy, peer: Peer) -> bool:

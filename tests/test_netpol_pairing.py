@@ -2565,9 +2565,12 @@ def test_judge_round_ek_s_dns_of_localhost_and_an_egress_port_nothing_serves(
               "  policyTypes: [Egress]\n  egress:\n  - to:\n"
               "    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: monitoring}}\n"
               "    ports: [{port: PORT, protocol: TCP}]\n")
+    report = deployment("report", "monitoring", "{app: report}").replace(
+        "kind: Deployment", "kind: Job").replace("  selector: {matchLabels: {app: report}}\n",
+                                                 "")
     text = (deployment("poller", "unifi", "{app: poller}") + "---\n"
             + deployment("grafana", "monitoring", "{app: grafana}",
-                         "ports: [{containerPort: 3000}]")
+                         "ports: [{containerPort: 3000}]") + "---\n" + report
             + "---\n" + deny.replace("NS", "monitoring").replace(", Egress", ""))
     for port, said in (("3100", "warning"), ("3000", "error")):
         result = lint_text(tmp_path / port, text + "---\n" + egress.replace("PORT", port),
