@@ -266,6 +266,9 @@ def test_a_file_in_a_folder_below_a_kustomization_that_lists_none_of_it_is_never
                                             "kind: Config\ndirectories: []\n",
         "op/config/crd/patches/vendir.lock.yml": "apiVersion: vendir.k14s.io/v1alpha1\n"
                                                  "kind: LockConfig\ndirectories: []\n",
+        # a file named as an example, kept out on purpose (judge round EK)
+        "op/config/crd/patches/secret.example.yaml": "apiVersion: v1\nkind: Secret\n"
+                                                     "metadata: {name: s}\n",
     })
     result = analyze(disk_tree([tmp_path], tmp_path), Config(), only=[RULE, "schema"])
     assert [(f.rule, f.file, f.severity) for f in result.findings

