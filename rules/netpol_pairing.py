@@ -168,7 +168,8 @@ A last check asks that every selector select something.
   an operator's custom resource), pods whose operator adds labels, or
   the selector asks for pods an operator manages (`app.kubernetes.io/managed-by` of a value
   no pod of the repository carries), it is a note in the summary's skipped list instead.
-  Selectors on the labels Kubernetes' controllers add (`job-name`, `pod-template-hash`, ...),
+  Selectors on the labels Kubernetes' controllers add (`job-name`, `pod-template-hash`, ...,
+  and cert-manager's ACME solver pods' `acme.cert-manager.io/http01-solver`),
   namespaces picked by labels other than their name, and namespaces holding no workload of
   the repository are not judged. The selectors of one label set no pod of one namespace
   carries are one problem, said once with its other places (a relabelled workload's
@@ -3055,6 +3056,9 @@ CONTROLLER_LABELS = frozenset({
     "pod-template-hash", "controller-revision-hash", "pod-template-generation",
     "statefulset.kubernetes.io/pod-name", "apps.kubernetes.io/pod-index",
     "rollouts-pod-template-hash",  # (Argo Rollouts' own, on every pod and its Services)
+    # cert-manager's ACME HTTP-01 solver pods, made in a Certificate's namespace for each
+    # challenge (judge round EK: policies admitting them "selected nothing")
+    "acme.cert-manager.io/http01-solver",
 })
 
 
