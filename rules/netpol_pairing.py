@@ -1190,9 +1190,7 @@ class _Memo:
         if found is None:
             served = self.served()
             keep = tuple(d for d in targets if any(
-                (proto == p.protocol or p.protocol == "ANY") and int(p.port or 0) <= number
-                <= (p.end_port if p.end_port is not None else int(p.port or 0))
-                for proto, number in served.get(d, ()) for p in ports))
+                _holds(ports, proto, number) for proto, number in served.get(d, ())))
             found = keep if keep and len(keep) < len(targets) else targets
             found = self._serving[key] = self._interned.setdefault(found, found)
         return found
@@ -1654,6 +1652,13 @@ def _unmatched_violation(net: Network, first: _Unmatched, group: _Group) -> Viol
     return replace(found, others=tuple(others))
 
 
+def _holds(ports: Sequence[Any], protocol: str, number: int) -> bool:
+    """Whether a rule's numbered ``ports`` (a port, or a range to ``end_port``) hold
+    ``number`` of ``protocol``."""
+    return any((protocol == p.protocol or p.protocol == "ANY") and int(p.port or 0) <= number
+               <= (p.end_port if p.end_port is not None else int(p.port or 0)) for p in ports)
+
+
 def _serves_none(net: Network, rule: Rule, pods: Sequence[int]) -> str | None:
     """Where an egress rule's numbered ports are declared by none of ``pods`` while each
     declares its container ports: what the first one declares (``Deployment loki declares
@@ -1671,9 +1676,7 @@ def _serves_none(net: Network, rule: Rule, pods: Sequence[int]) -> str | None:
             continue  # (a batch job's pods serve nothing: the report CronJobs beside them)
         if not declared:
             return None
-        if any((proto == p.protocol or p.protocol == "ANY") and int(p.port or 0) <= number
-               <= (p.end_port if p.end_port is not None else int(p.port or 0))
-               for proto, number in declared for p in ports):
+        if any(_holds(ports, proto, number) for proto, number in declared):
             return None
         if not first:
             pod = net.pods[d]

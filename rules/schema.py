@@ -958,33 +958,34 @@ def _values_unread(model: Model) -> Iterator[Violation | QuietPlace]:
             if key not in nears:
                 continue
             near = nears[key]
-            kept = (f", and .Values.{near} keeps the chart's default unless this file sets "
-                    "it" if near and near in known and near not in values else "")
-            yield Violation(
-                vobj, (key,),
-                f"{key}: no template of the chart in {folder} reads .Values.{key}, and its "
-                f"values.yaml has no such key, so this value changes nothing"
-                + (f" (its templates read .Values.{near}{kept})" if near else ""),
-                fix=(f"Write it as {near}, the key the chart reads, or remove it." if near
-                     else "Write it under a key the chart's templates read, or remove it."),
-                kind="values-unread", at_key=True)
+            kept = near and near in known and near not in values
+            yield _unread_key(vobj, (key,), folder, near or "", near or "", bool(kept))
         for path in _nested_unread(values, reads, defaults, vobj.subcharts):
-            dotted = ".".join(path)
             siblings = sorted({c[len(path) - 1] for c in reads
                                if len(c) >= len(path) and c[:len(path) - 1] == path[:-1]})
             near = closest(path[-1], siblings, cutoff=0.6)
-            near_path = ".".join((*path[:-1], near)) if near else ""
-            kept = (f", and .Values.{near_path} keeps the chart's default unless this file "
-                    "sets it" if near and _has_path(defaults, (*path[:-1], near)) and not
-                    _has_path(values, (*path[:-1], near)) else "")
-            yield Violation(
-                vobj, path,
-                f"{dotted}: no template of the chart in {folder} reads .Values.{dotted}, and "
-                f"its values.yaml has no such key, so this value changes nothing"
-                + (f" (its templates read .Values.{near_path}{kept})" if near else ""),
-                fix=(f"Write it as {near}, the key the chart reads, or remove it." if near
-                     else "Write it under a key the chart's templates read, or remove it."),
-                kind="values-unread", at_key=True)
+            kept = bool(near) and _has_path(defaults, (*path[:-1], near)) and not _has_path(
+                values, (*path[:-1], near))
+            yield _unread_key(vobj, path, folder, near,
+                              ".".join((*path[:-1], near)) if near else "", kept)
+
+
+def _unread_key(vobj: Any, path: tuple[Any, ...], folder: str, near: str, near_path: str,
+                kept: bool) -> Violation:
+    """``values-unread`` of the key at ``path`` (``near``: the key the chart reads it most
+    likely means, at ``near_path``; ``kept``: the chart's default stays there unless the
+    file sets it)."""
+    dotted = ".".join(str(p) for p in path)
+    also = (f", and .Values.{near_path} keeps the chart's default unless this file sets it"
+            if kept else "")
+    return Violation(
+        vobj, path,
+        f"{dotted}: no template of the chart in {folder} reads .Values.{dotted}, and its "
+        f"values.yaml has no such key, so this value changes nothing"
+        + (f" (its templates read .Values.{near_path}{also})" if near else ""),
+        fix=(f"Write it as {near}, the key the chart reads, or remove it." if near
+             else "Write it under a key the chart's templates read, or remove it."),
+        kind="values-unread", at_key=True)
 
 
 def _nested_unread(values: dict[Any, Any], reads: frozenset[tuple[str, ...]], defaults: Any,

@@ -201,16 +201,15 @@ def _builders(model: Model) -> list[Builder]:
 
 # an image a container's command pushes: kaniko's `--destination`, `docker|buildah|podman
 # push` (its flags before the image)
-_PUSHED = re.compile(r"(?:--destination[= ]|\b(?:docker|buildah|podman)\s+(?:image\s+)?push"
-                     r"(?:\s+-{1,2}[\w-]+(?:=\S+)?)*\s+)[\"']?([^\s\"'$;&|]+)")
+_PUSH = (r"(?:--destination[= ]|\b(?:docker|buildah|podman)\s+(?:image\s+)?push"
+         r"(?:\s+-{1,2}[\w-]+(?:=\S+)?)*\s+)[\"']?")
+_PUSHED = re.compile(_PUSH + r"([^\s\"'$;&|]+)")
 
 
 # the same in a chart's template, the reference its values give: `docker push {{
 # .Values.image.repository }}:{{ .Values.image.tag }}`
-_PUSHED_VALUES = re.compile(
-    r"(?:--destination[= ]|\b(?:docker|buildah|podman)\s+(?:image\s+)?push"
-    r"(?:\s+-{1,2}[\w-]+(?:=\S+)?)*\s+)[\"']?\{\{-?\s*\.Values\.([\w.]+)\s*-?\}\}:"
-    r"\{\{-?\s*\.Values\.([\w.]+)\s*-?\}\}")
+_PUSHED_VALUES = re.compile(_PUSH + r"\{\{-?\s*\.Values\.([\w.]+)\s*-?\}\}:"
+                            r"\{\{-?\s*\.Values\.([\w.]+)\s*-?\}\}")
 _JOB_KIND = re.compile(r"^kind:\s*(Job|CronJob)\s*$", re.M)
 
 
