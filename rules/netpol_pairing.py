@@ -314,7 +314,17 @@ A last check asks that every selector select something.
   AdminNetworkPolicies are not judged; app-template's pods are, a warning that names the
   chart. The routes and Ingresses an app-template release
   renders are judged alike, with Cilium policies too (a rule of no peer, `ingress: [{}]`,
-  admits nobody): a warning, its pods read from the chart's templates.
+  admits nobody): a warning, its pods read from the chart's templates. So is a route whose
+  every parent is a Gateway of the tree of Cilium's class (a GatewayClass of controller
+  `io.cilium/gateway-controller`, or `cilium` where the tree has no GatewayClass of that
+  name) to pods that only Cilium policies isolate and whose rules admit the port only from
+  endpoints (pods) of their own labels: Cilium's gateway sends as its `ingress` entity,
+  which such a rule does not admit ("admits TCP 8080 only from ... (fromEndpoints), not
+  from Cilium's gateway, its `ingress` entity"; new-user trial eighty-seven: the rule of
+  `fromEntities: [ingress]` replaced by one admitting Prometheus alone). A rule naming the
+  `ingress`, `cluster` or `all` entity, an address (`fromCIDR`, `world`), an endpoint
+  selector on a `reserved:` label, a clusterwide policy's empty selector, or a peer not
+  evaluated may admit the gateway: not judged.
 - `no-such-port` (warning, on the `port:`): an ingress rule's port names a port (by name
   and protocol) that no pod the policy selects declares: Kubernetes resolves a named port
   on each pod, so that entry admits nothing ("NetworkPolicy mon/logs: ingress rule 1 admits
@@ -730,6 +740,7 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
     objects = [o for o in ingress_objects(view) if o.kind == "Ingress"] + gateway_routes(view)
     if not objects or net.admin is not None:
         return
+    gateways = _GatewayClasses.of(view)
     for obj in objects:
         namespace = obj.namespace or "default"
         ingress = obj.kind == "Ingress"
@@ -746,6 +757,13 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
                 continue  # (a chart of known templates, app-template, is judged: doubted)
             found = _unadmitted_targets(net, pods, port)
             if found is None:
+                if not ingress and (gateway := _cilium_parents(
+                        gateways, mapping(obj.body.get("spec")).get("parentRefs"),
+                        namespace)) is not None:
+                    yield from _gateway_refused(
+                        net, obj, (*backend.path, "port"), pods, port, gateway,
+                        f"{obj.kind} {namespace}/{obj.name}: its backend Service "
+                        f"{backend.service} port {port.port}")
                 continue
             targets = found
             d = pods[0]
@@ -790,6 +808,134 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
                     found_at, obj=astray[0].obj, path=where,
                     key=f"{format_path(where)} -> {format_path(at)}"),))
             yield found_at
+
+
+GATEWAY_GROUP = "gateway.networking.k8s.io"
+CILIUM_GATEWAY_CONTROLLER = "io.cilium/gateway-controller"  # Cilium's GatewayClass controller
+# the entities whose identities may include Cilium's gateway, its ``ingress`` entity (the
+# reserved:ingress identity of the Envoy that serves Cilium's Gateways and Ingresses)
+_GATEWAY_ENTITIES = frozenset({"ingress", "cluster", "all"})
+
+
+@dataclass(frozen=True)
+class _GatewayClasses:
+    """The Gateways of a view and, by name, the controller of each GatewayClass it has."""
+
+    gateways: Mapping[tuple[str, str], KObject]
+    controllers: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, view: Model) -> _GatewayClasses:
+        gateways: dict[tuple[str, str], KObject] = {}
+        controllers: dict[str, Any] = {}
+        for o in view.objects:
+            if o.group != GATEWAY_GROUP:
+                continue
+            if o.kind == "Gateway":
+                gateways[(o.namespace or "default", o.name)] = o
+            elif o.kind == "GatewayClass":
+                controllers[o.name] = mapping(o.body.get("spec")).get("controllerName")
+        return cls(gateways, controllers)
+
+
+def _cilium_parents(classes: _GatewayClasses, refs: Any, namespace: str) -> str | None:
+    """The Gateways a route's ``refs`` (its `parentRefs`) name, as text, when there is one and
+    each is a Gateway of the tree of Cilium's class: a GatewayClass of controller
+    ``io.cilium/gateway-controller``, or one named `cilium` where the tree has no GatewayClass
+    of that name (the class Cilium's chart installs); None otherwise."""
+    names: list[str] = []
+    for ref in items(refs):
+        if not isinstance(ref, dict) or ref.get("kind", "Gateway") != "Gateway" or (
+                ref.get("group", GATEWAY_GROUP) not in (GATEWAY_GROUP, "")):
+            return None
+        gateway = classes.gateways.get((str(ref.get("namespace") or namespace),
+                                        str(ref.get("name"))))
+        class_name = mapping(gateway.body.get("spec")).get("gatewayClassName") if (
+            gateway is not None) else None
+        if not isinstance(class_name, str) or (
+                classes.controllers.get(class_name) != CILIUM_GATEWAY_CONTROLLER
+                if class_name in classes.controllers else class_name != "cilium"):
+            return None
+        assert gateway is not None
+        names.append(f"Gateway {gateway.namespace or 'default'}/{gateway.name} (class "
+                      f"{class_name})")
+    return ", ".join(dict.fromkeys(names)) or None
+
+
+def _gateway_refused(net: Network, obj: KObject, at: Path, pods: Sequence[int],
+                     port: ServicePort, gateway: str, sender: str) -> Iterator[Violation]:
+    """``backend-denied`` of a route of Cilium's ``gateway`` to ``pods`` (a Service's, sent
+    to at ``port``) that only Cilium policies isolate and whose rules admit the port, but
+    only from peers none of which can be the gateway's ``ingress`` entity
+    (:func:`_may_admit_gateway`); nothing where one may, or where a policy is a
+    NetworkPolicy or a chart's."""
+    from reviewbot.netpol.cilium import KINDS as CILIUM_KINDS
+    from reviewbot.netpol.sets import Conns
+
+    targets: set[int] = set()
+    rules: dict[tuple[int, int], tuple[Policy, Rule]] = {}
+    for d in pods:
+        target = port.target_port if isinstance(port.target_port, int) else next(
+            iter(net.ports_of(d).get((port.target_port, port.protocol), ())), None)
+        if not target or not net.isolated_ingress(d) or any(
+                net.policies[n].kind not in CILIUM_KINDS or net.policies[n].rendered_by
+                is not None for n in net.ingress_of[d]):
+            return
+        wanted = Conns.ports(port.protocol, target, target)
+        admitting = [(p, r) for p, r in _admitting(net, d)
+                     if net.rule_conns(r, d).intersect(wanted)]
+        if not admitting or any(_may_admit_gateway(p, r) for p, r in admitting):
+            return
+        targets.add(target)
+        rules.update(((id(p), r.index), (p, r)) for p, r in admitting)
+    target_text = ", ".join(f"{port.protocol} {t}" for t in sorted(targets))
+    where = sorted({f"{p.described} (its ingress[{r.index}])" for p, r in rules.values()})
+    first = min(rules.values(), key=lambda pr: (pr[0].described, pr[1].index))
+    found = Violation(
+        obj, at,
+        f"{sender} sends to {target_text} of {_workload_names(net, pods)}, which "
+        f"{', '.join(where)} admits only from the endpoints it selects, not from Cilium's "
+        f"gateway: {gateway} sends as the `ingress` entity, so its requests for this route "
+        "are dropped",
+        kind="backend-denied",
+        fix=f"Add `fromEntities: [ingress]` on {target_text} to an ingress rule of "
+            f"{first[0].described}.",
+        doubt=_doubt(net, pods))
+    # (and at each rule's peers: where a review comments when the change wrote them)
+    yield replace(found, others=tuple(
+        replace(found, obj=p.obj, path=r.peers_at or r.path,
+                key=f"{format_path(r.peers_at or r.path)} -> {format_path(at)}")
+        for p, r in sorted(rules.values(), key=lambda pr: (pr[0].described, pr[1].index))))
+
+
+def _may_admit_gateway(policy: Policy, rule: Rule) -> bool:
+    """Whether a Cilium policy's ingress ``rule`` may admit Cilium's gateway (its ``ingress``
+    entity, a reserved identity of no namespace): a rule of every peer, an entity that may
+    include it (``ingress``, ``cluster``, ``all``), an address (``fromCIDR``, ``world``: not
+    judged), an endpoint selector on a ``reserved:`` label or a clusterwide policy's empty
+    one, a peer not evaluated. Endpoint selectors of a namespaced policy (its namespace
+    added) and nodes do not."""
+    if rule.peers is None:
+        return True
+    for peer in rule.peers:
+        if peer.unknown or peer.ip is not None:
+            return True
+        if len(peer.path) < 2:
+            return True
+        field, written = peer.path[-2], policy.obj.get(peer.path)
+        if field == "fromEntities":
+            if str(written) in _GATEWAY_ENTITIES:
+                return True
+        elif field == "fromEndpoints":
+            selector = mapping(written)
+            keys = [*mapping(selector.get("matchLabels")), *(
+                mapping(e).get("key") for e in items(selector.get("matchExpressions")))]
+            if any(str(k).startswith("reserved:") for k in keys) or (
+                    not keys and policy.kind != "CiliumNetworkPolicy"):
+                return True
+        elif field != "fromNodes":
+            return True
+    return False
 
 
 def _refusing(net: Network, pods: Sequence[int]) -> tuple[str, str, str] | None:
@@ -898,8 +1044,10 @@ def _rendered_backends_denied(net: Network, view: Model) -> Iterator[Violation]:
     are read from its documented templates; trees with admin policies are not judged."""
     if net.admin is not None or not any(o.kind == "HelmRelease" for o in view.objects):
         return
-    from reviewbot.model.releases import releases
+    from reviewbot.model.releases import release_values, releases
     from reviewbot.netpol.sets import union_all
+
+    gateways = _GatewayClasses.of(view)
 
     for release in releases(view):
         for backend in release.backends:
@@ -911,6 +1059,16 @@ def _rendered_backends_denied(net: Network, view: Model) -> Iterator[Violation]:
                 continue
             targets = _unadmitted_targets(net, pods, port)
             isolating = {n for i in pods for n in net.ingress_of[i]}
+            if targets is None and backend.values_key == "route" and (
+                    gateway := _cilium_parents(gateways, mapping(mapping(release_values(
+                        release)[0].get("route")).get(backend.ingress)).get("parentRefs"),
+                        release.obj.namespace or "default")) is not None:
+                obj = release.obj
+                yield from _gateway_refused(
+                    net, obj, backend.at, pods, port, gateway,
+                    f"{obj.kind} {obj.namespace}/{obj.name}: its route {backend.ingress} "
+                    f"(Service {service.name} port {port.port})")
+                continue
             if targets is None or any(net.policies[n].rendered_by is not None
                                       for n in isolating):
                 continue  # (a chart's policy: not all seen)

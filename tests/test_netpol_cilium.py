@@ -638,3 +638,90 @@ spec:
                            '    - ports: [{port: "53", protocol: ANY}]\n'
                            '      rules: {dns: [{matchPattern: "*"}]}\n')
     assert lint_text(tmp_path / "b", proxied, only=["netpol-pairing"]).findings == []
+
+
+CILIUM_ROUTE = """apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: internal, namespace: network}
+spec:
+  gatewayClassName: CLASS
+  listeners: [{name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: feeds, namespace: web}
+spec:
+  parentRefs: [{name: internal, namespace: network}]
+  rules: [{backendRefs: [{name: feeds, port: 80}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: feeds, namespace: web}
+spec:
+  selector: {app: feeds}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: feeds, namespace: web}
+spec:
+  selector: {matchLabels: {app: feeds}}
+  template:
+    metadata: {labels: {app: feeds}}
+    spec: {containers: [{name: f, image: f:1, ports: [{containerPort: 8080}]}]}
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: feeds, namespace: web}
+spec:
+  endpointSelector: {matchLabels: {app: feeds}}
+  ingress:
+  - FROM
+    toPorts: [{ports: [{port: "8080", protocol: TCP}]}]
+"""
+PROMETHEUS = ("fromEndpoints: [{matchLabels: {io.kubernetes.pod.namespace: observability, "
+              "app: prometheus}}]")
+
+
+def test_a_route_of_ciliums_gateway_to_pods_admitting_other_endpoints_only(
+        tmp_path: Path) -> None:
+    """New-user trial eighty-seven: the rule `fromEntities: [ingress]` of a backend's policy
+    replaced by one admitting Prometheus alone; Cilium's gateway sends as its `ingress`
+    entity, every request of the route dropped, and nothing said because someone was still
+    admitted on the port."""
+    def found(name: str, gateway_class: str, peers: str, extra: str = "") -> list[tuple[
+            str, str, int]]:
+        text = CILIUM_ROUTE.replace("CLASS", gateway_class).replace("FROM", peers) + extra
+        return [(f.kind, f.file, f.line) for f in lint_text(
+            tmp_path / name, text, only=["netpol-pairing"]).findings
+            if f.kind == "backend-denied"]
+
+    assert found("prom", "cilium", PROMETHEUS) == [("backend-denied", "manifest.yaml", 13)]
+    [denied] = [f for f in lint_text(
+        tmp_path / "again", CILIUM_ROUTE.replace("CLASS", "cilium").replace("FROM", PROMETHEUS),
+        only=["netpol-pairing"]).findings if f.kind == "backend-denied"]
+    assert denied.severity == "error"
+    assert denied.message == (
+        "HTTPRoute web/feeds: its backend Service feeds port 80 sends to TCP 8080 of web/feeds, "
+        "which CiliumNetworkPolicy web/feeds (its ingress[0]) admits only from the endpoints it "
+        "selects, not from Cilium's gateway: Gateway network/internal (class cilium) sends as "
+        "the `ingress` entity, so its requests for this route are dropped")
+    assert denied.fix == ("Add `fromEntities: [ingress]` on TCP 8080 to an ingress rule of "
+                          "CiliumNetworkPolicy web/feeds.")
+    assert [(o.object, o.line) for o in denied.others] == [
+        ("CiliumNetworkPolicy/web/feeds", 37)]
+    # the entities that are or may be the gateway, an address, no peer named: admitted
+    for i, peers in enumerate(["fromEntities: [ingress]", "fromEntities: [cluster]",
+                               "fromEntities: [all]", "fromEntities: [world]",
+                               "fromCIDR: [10.0.0.0/8]", "{}"]):
+        assert found(f"ok{i}", "cilium", peers) == [], peers
+    # another gateway's class: its pods' identity is not judged here
+    assert found("envoy", "envoy", PROMETHEUS) == []
+    # a GatewayClass of the tree says whose controller serves it
+    gateway_class = ("---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\n"
+                     "metadata: {name: CLS}\nspec: {controllerName: CONTROLLER}\n")
+    assert found("ours", "mesh", PROMETHEUS, gateway_class.replace("CLS", "mesh").replace(
+        "CONTROLLER", "io.cilium/gateway-controller")) == [
+        ("backend-denied", "manifest.yaml", 13)]
+    assert found("theirs", "cilium", PROMETHEUS, gateway_class.replace("CLS", "cilium").replace(
+        "CONTROLLER", "gateway.envoyproxy.io/gatewayclass-controller")) == []

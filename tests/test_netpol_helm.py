@@ -1253,6 +1253,25 @@ spec:
                     "warning", "(they admit nothing)",
                     "Admit TCP 8080" + (" from the gateway" if name == "written" else "")
                     + " in an ingress rule of a policy of their own selecting apps/echo")], name
+    # behind Cilium's gateway, a rule admitting other endpoints only drops its requests too
+    # (new-user trial eighty-seven: `fromEntities: [ingress]` replaced by Prometheus)
+    gateway = """
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: internal, namespace: network}
+spec: {gatewayClassName: cilium, listeners: [{name: http, protocol: HTTP, port: 80}]}
+"""
+    for peers, said in (("fromEndpoints: [{matchLabels: {app: prometheus}}]", True),
+                        ("fromEntities: [ingress]", False)):
+        result = lint_text(tmp_path / f"gw{said}", OCI.replace("VERSION", "4.1.1") + "---"
+                           + route + policy.replace("fromEntities: [cluster]", peers)
+                           .replace("PORT", "8080") + gateway, only=["netpol-pairing"])
+        assert [(f.severity, f.object, f.message.split(", which ")[0]) for f in result.findings
+                if f.kind == "backend-denied"] == ([(
+                    "warning", "HelmRelease/apps/echo", "HelmRelease apps/echo: its "
+                    "route app (Service echo port 80) sends to TCP 8080 of apps/echo")]
+                    if said else []), peers
 
 
 def test_an_app_template_pod_a_default_deny_cuts_off_dns_is_an_error(tmp_path: Path) -> None:
