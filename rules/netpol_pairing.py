@@ -414,6 +414,12 @@ namespaces no repository defines too: when it matches no pod of the repository, 
 or an `openshift-*` namespace that matches none of the repository's pods there: the cluster
 itself runs pods in them (its DNS, kube-proxy, the network plugin's agents).
 
+An address a pod reads from a Secret (`envFrom: [{secretRef: ...}]`, `secretKeyRef`: a
+`DATABASE_URL` with its password) is not read, on purpose: a Secret's values never appear in
+any output, so a call named there alone is not judged (new-user trial eighty-seven D10:
+miniflux's database, unnamed among postgres' callers). Write the host and port apart in a
+ConfigMap or the env (`DB_HOST`, `DB_PORT`) to have the call judged.
+
 A pod whose every build fails (kustomize refuses it: a listed file missing, a folder of the
 wrong kind) is not applied in this revision: the cluster runs it as an earlier revision
 built it, or not at all. A finding whose flow starts or ends at such a pod is a warning that
