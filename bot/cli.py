@@ -137,8 +137,9 @@ def _lint_arguments(lint: argparse.ArgumentParser) -> None:
     lint.add_argument("--allow-empty", action="store_true",
                       help="exit 0 when PATH holds no Kubernetes manifest (default: exit 2)")
     lint.add_argument("--only-files", nargs="*", default=None, metavar="FILE",
-                      help="lint PATHs whole, report only findings in these files (none "
-                           "named: the files staged in git; what the pre-commit hook uses)")
+                      help="lint PATHs whole, report only findings in these files or "
+                           "below these folders (none named: the files staged in git; what "
+                           "the pre-commit hook uses)")
 
 
 def _diff_arguments(diff: argparse.ArgumentParser) -> None:

@@ -102,6 +102,14 @@ def test_only_files_lints_the_whole_tree_and_reports_the_named_files(
     files = {f["file"] for f in json.loads(capsys.readouterr().out)["findings"]}
     assert files == {"b/b.yaml"}
     assert main(["lint", ".", "--only-files", "k/a.yaml", "--format", "json"]) == 0
+    capsys.readouterr()
+    # a folder names its files, with the whole tree as their context (new-user trial
+    # eighty-seven W4: an app's folder linted alone missed the roots that apply it)
+    for folder, found in (("k", {"k/kustomization.yaml"}), ("b/", {"b/b.yaml"}),
+                          (".", {"k/kustomization.yaml", "b/b.yaml"}), ("kk", set())):
+        main(["lint", ".", "--only-files", folder, "--format", "json"])
+        assert {f["file"] for f in json.loads(capsys.readouterr().out)["findings"]} == found, (
+            folder)
 
 
 def test_the_pre_commit_hook_is_whole_tree_and_pinned() -> None:

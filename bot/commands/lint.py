@@ -28,7 +28,7 @@ def lint_command(args: argparse.Namespace) -> int:
     only = getattr(args, "only_files", None)
     if only is not None:
         wanted = _wanted_files(only, tree.root)
-        result = replace(result, findings=[f for f in result.findings if f.file in wanted])
+        result = replace(result, findings=[f for f in result.findings if _within(f.file, wanted)])
     if args.format == "rdjson":  # reviewdog applies fixes given as suggestions
         from reviewbot.engine.fixer import with_suggestions
         result.findings = with_suggestions(tree, config, result, result.findings,
@@ -40,8 +40,10 @@ def lint_command(args: argparse.Namespace) -> int:
 
 
 def _wanted_files(only: list[str], root: Path) -> frozenset[str]:
-    """``--only-files``: the named files (relative to the repository root), or with none
-    named, the files staged in git (what a pre-commit hook checks)."""
+    """``--only-files``: the named files and folders (relative to the repository root), or
+    with none named, the files staged in git (what a pre-commit hook checks). A folder's
+    files are all wanted, kept as its path and a ``/`` (new-user trial eighty-seven W4: one
+    app's folder judged with the whole repository as its context)."""
     if not only:
         return frozenset(staged_files(root))
     out = set()
@@ -49,7 +51,16 @@ def _wanted_files(only: list[str], root: Path) -> frozenset[str]:
         path = Path(name)
         full = path if path.is_absolute() else Path.cwd() / path
         try:
-            out.add(full.resolve().relative_to(root.resolve()).as_posix())
+            rel = full.resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
-            out.add(path.as_posix())
+            rel = path.as_posix()
+        out.add(rel + "/" if full.is_dir() and rel != "." else "" if rel == "." else rel)
     return frozenset(out)
+
+
+def _within(file: str, wanted: frozenset[str]) -> bool:
+    """Whether a finding's ``file`` is one of ``wanted`` or below a folder of it (written with
+    a trailing ``/``; ``""``: the repository's root, every file)."""
+    if file in wanted or "" in wanted:
+        return True
+    return any(w.endswith("/") and file.startswith(w) for w in wanted)
