@@ -162,7 +162,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   applied by hand). Not below a folder of tests, examples, trials or developer tools, or
   one kept aside: those are judged as such folders are; nor in the path of a Flux
   Kustomization or Argo CD Application whose file an entry comments out (that entry says
-  why it is not applied);
+  why it is not applied); ten or more such files below one kustomization are one warning
+  at its `resources:` that names three and counts the rest (a catalog applied one by one,
+  or a choice made once: sgl-project/ome lists 86 of its 208 models);
   when another file a build applies holds its objects (the same kind, name and namespace:
   a stale copy, or a patch never listed), the fix is to delete it or list it under
   `patches:`, never as a resource (two builds would apply one object);
@@ -2032,6 +2034,9 @@ def _unreachable(
         for entry in graph.commented(k):  # the builder's, once per parsed file
             commented.setdefault(entry.target, (k, entry.line, entry.field))
     patches = {f for k in kustomize for f in patch_files(k)}
+    # kustomization file -> (it, the files below it that none lists): said one by one, or
+    # as one catalog (:func:`_catalog`)
+    catalog: dict[str, tuple[Kustomization, list[Violation]]] = {}
     for target, (k, line, section) in sorted(commented.items()):
         if target in referenced or target not in graph.files and target not in graph.dirs:
             continue
@@ -2066,14 +2071,14 @@ def _unreachable(
             told.add(file)
             name = posixpath.basename(file)
             below = posixpath.relpath(folder, above.directory or ".")
-            yield Violation(
+            catalog.setdefault(above.file, (above, []))[1].append(Violation(
                 None, (), f"{name} is in {below}/, below {above.file}, but listed by no "
                 "kustomization, so it is never applied (kustomize reads what a kustomization "
                 "names)", kind="unreachable", file=file, line=lines.get(file, 1), column=1,
                 key=f"{file}:unlisted",
                 fix=f"List {below}/{name} in {above.file} (as a resource, or as a patch if it "
                     "is one), or delete it.",
-            )
+            ))
             continue
         if k is None:  # a folder of another kustomization's patches
             assert owner is not None
@@ -2119,6 +2124,35 @@ def _unreachable(
                         k.doc.index, unsafe=True),)
             if k.flux is None and copy is None and not own else (),
         )
+    for above, found in catalog.values():
+        yield from _catalog(above, found)
+
+
+# files below one kustomization that none lists, from which they are read as one catalog
+CATALOG_MIN = 10
+
+
+def _catalog(above: Kustomization, found: Sequence[Violation]) -> Iterator[Violation]:
+    """The files below ``above`` that no kustomization lists (``found``: each one's finding):
+    each said, or from :data:`CATALOG_MIN` on, one finding at the kustomization's
+    ``resources`` that names the first three and counts the rest: so many files of a tree
+    left out of the build it lists others of are a catalog a user applies one by one, or
+    a choice made once, not one forgotten entry each (judge round EF: sgl-project/ome's
+    `config/models/`, 86 models listed and 122 opt-in ones, 288 warnings)."""
+    if len(found) < CATALOG_MIN:
+        yield from found
+        return
+    names = [posixpath.relpath(v.file or "", above.directory or ".") for v in found]
+    where = ("resources",) if isinstance(above.body.get("resources"), list) else ()
+    line, column = above.doc.position(where)
+    yield Violation(
+        None, where, f"{len(names)} files below {above.file} are listed by no kustomization, "
+        f"so none of them is applied: {', '.join(names[:3])} and {len(names) - 3} more "
+        "(kustomize reads what a kustomization names)", kind="unreachable", file=above.file,
+        line=line, column=column, key=f"{above.file}:unlisted-below",
+        fix=f"List those meant for the cluster in {above.file}; if they are a catalog "
+            "applied one by one, write `# reviewbot: ignore[kustomize-integrity] a catalog` "
+            "above its `resources:`.")
 
 
 def _applies_its_folder(graph: Graph, file: str) -> bool:

@@ -285,6 +285,39 @@ def test_a_file_in_a_folder_below_a_kustomization_that_lists_none_of_it_is_never
         "or as a patch if it is one), or delete it.")
 
 
+def test_many_files_below_a_kustomization_that_lists_others_are_one_catalog(
+        tmp_path: Path) -> None:
+    """Judge round EF (sgl-project/ome): config/models/kustomization.yaml lists 86 of its
+    208 model files, the others a catalog applied one by one: 288 warnings, one per file.
+    From ten files on, they are one warning at the kustomization's `resources:`; below ten,
+    each file is said, as before."""
+    def tree(n: int) -> dict[str, str]:
+        files = {"models/kustomization.yaml": "resources:\n- org/m0.yaml\n"}
+        for i in range(n + 1):
+            files[f"models/org/m{i}.yaml"] = DEPLOYMENT.replace("web}", f"m{i}}}")
+        return files
+
+    write(tmp_path / "few", tree(9))
+    result = analyze(disk_tree([tmp_path / "few"], tmp_path / "few"), Config(), only=[RULE])
+    assert len([f for f in result.findings if f.kind == "unreachable"]) == 9
+    write(tmp_path / "many", tree(10))
+    result = analyze(disk_tree([tmp_path / "many"], tmp_path / "many"), Config(), only=[RULE])
+    assert [(f.file, f.line, f.severity, f.message, f.fix) for f in result.findings
+            if f.kind == "unreachable"] == [(
+                "models/kustomization.yaml", 1, "warning",
+                "10 files below models/kustomization.yaml are listed by no kustomization, so "
+                "none of them is applied: org/m1.yaml, org/m10.yaml, org/m2.yaml and 7 more "
+                "(kustomize reads what a kustomization names)",
+                "List those meant for the cluster in models/kustomization.yaml; if they are a "
+                "catalog applied one by one, write `# reviewbot: ignore[kustomize-integrity] a "
+                "catalog` above its `resources:`.")]
+    # ... and the ignore the fix names silences it
+    write(tmp_path / "many", {"models/kustomization.yaml": "# reviewbot: ignore[kustomize-"
+                              "integrity] a catalog\nresources:\n- org/m0.yaml\n"})
+    result = analyze(disk_tree([tmp_path / "many"], tmp_path / "many"), Config(), only=[RULE])
+    assert [f for f in result.findings if f.kind == "unreachable"] == []
+
+
 def test_a_folder_beside_a_kustomization_s_patch_folders_is_one_of_them(tmp_path: Path) -> None:
     # sourcegraph/deploy-sourcegraph-k8s (judge round AT): patches/ holds a folder of
     # patches per object; patches/grafana/ holds a fragment of a StatefulSet nobody names any
