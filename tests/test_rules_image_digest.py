@@ -1127,6 +1127,42 @@ def test_a_floating_image_of_a_workload_scaled_to_zero_is_not_certain(
     assert ("written with replicas: 0" in found[0].message) == (not scaler)
 
 
+def test_a_deployment_config_scaled_to_zero_starts_no_pod(tmp_path: Path) -> None:
+    """Judge round EM (thoth-station/thoth-application): a test overlay patches OpenShift's
+    DeploymentConfig to `replicas: 0`, so no pod of it starts, as a Deployment's does not:
+    its `:latest` is a warning that says so. One with a replica runs it: an error."""
+    write(tmp_path, {
+        "base/dc.yaml": """
+            apiVersion: apps.openshift.io/v1
+            kind: DeploymentConfig
+            metadata: {name: api, namespace: test}
+            spec:
+              replicas: 1
+              selector: {app: api}
+              template:
+                metadata: {labels: {app: api}}
+                spec:
+                  containers: [{name: api, image: "registry.local/api:latest"}]
+        """,
+        "base/kustomization.yaml": "resources: [dc.yaml]\n",
+        "overlays/test/kustomization.yaml": """
+            resources: [../../base]
+            patches:
+              - patch: |-
+                  - op: replace
+                    path: /spec/replicas
+                    value: 0
+                target: {group: apps.openshift.io, version: v1, kind: DeploymentConfig,
+                         name: api}
+        """,
+        "overlays/prod/kustomization.yaml": "resources: [../../base]\n",
+    })
+    found = lint_dir(tmp_path, only=["image-digest"]).findings
+    assert sorted((f.file, f.line, f.severity) for f in found) == [
+        ("base/dc.yaml", 10, "error"), ("base/dc.yaml", 10, "warning")]
+    assert sum("written with replicas: 0" in f.message for f in found) == 1
+
+
 def test_a_values_tag_a_reusable_workflow_is_given_by_name_is_a_placeholder(
         tmp_path: Path) -> None:
     """nebari-dev/llm-serving-pack (judge round AR): its release job calls a reusable
