@@ -1663,6 +1663,44 @@ def test_an_entry_a_tekton_task_script_writes_under_a_variable_folder_is_not_mis
         (s.path, s.reason) for s in result.skipped]
 
 
+def test_an_entry_a_script_s_recursive_copy_makes_is_not_missing(tmp_path: Path) -> None:
+    """sourcegraph/deploy-sourcegraph (judge round EM): overlay-generate-cluster.sh copies
+    the overlays to a temporary folder, then base/ into each `overlays/bases/*/base`
+    (`cp -R base "${BUILD_DIR}"/overlays/bases/deployments/base`), and builds the overlay
+    there; the bases list `base/...` files that exist only in the copy: 62 errors. An entry
+    naming a file that base/ itself lacks is missing from the copy too: still an error."""
+    from .helpers import lint_dir
+
+    write(tmp_path, {
+        "overlay-generate-cluster.sh": """
+            #!/usr/bin/env bash
+            cd "$(dirname "${BASH_SOURCE[0]}")"
+            BUILD_DIR=$(mktemp -d)
+            cp -R overlays "${BUILD_DIR}"
+            cp -R base "${BUILD_DIR}"/overlays/bases/deployments/base
+            kustomize build "${BUILD_DIR}"/overlays/$1 -o $2
+        """,
+        "base/web/web.Service.yaml": """
+            apiVersion: v1
+            kind: Service
+            metadata: {name: web}
+            spec: {ports: [{port: 80}]}
+        """,
+        "overlays/bases/deployments/kustomization.yaml": """
+            resources:
+            - base/web/web.Service.yaml
+            - base/web/web.Deployment.yaml
+        """,
+        "overlays/low-resource/kustomization.yaml": "resources: [../bases/deployments]\n",
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(f.file, f.line, f.severity) for f in result.findings] == [
+        ("overlays/bases/deployments/kustomization.yaml", 3, "error")]
+    assert ("overlays/bases/deployments/kustomization.yaml", "base/web/web.Service.yaml is "
+            "written by overlay-generate-cluster.sh before the build it runs: not checked") in [
+        (s.path, s.reason) for s in result.skipped]
+
+
 def test_the_flux_system_folder_bootstrap_writes_is_not_missing_until_flux_builds_from_git(
         tmp_path: Path) -> None:
     """opencenter-cloud/openCenter-gitops-base (judge round AW): its example overlay, a

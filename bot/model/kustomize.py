@@ -827,6 +827,42 @@ def _variable_path(path: str, folder: bool) -> re.Pattern[str] | None:
     return re.compile(start + "/".join(pieces) + ("/" if folder else "$"))
 
 
+# a recursive ``cp`` (``-r``, ``-R`` or ``-a`` among its options), what it copies and where
+_COPY_INTO = re.compile(r"\bcp\s+((?:-[\w-]+\s+)*)([^\s|;&<>()-][^\s|;&<>()]*)\s+"
+                        r"([^\s|;&<>()-][^\s|;&<>()]*)")
+
+
+def _tree_copies(scripts: Sequence[FileRecord]
+                 ) -> Iterator[tuple[re.Pattern[str], str, tuple[str, ...]]]:
+    """(the paths below the folder a script's recursive copy makes, up to the path the
+    source holds; the script; the tree folders the source may be) for each ``cp -R SRC
+    DEST`` of the scripts: DEST, its folders variables or not (two literal names at least:
+    a temporary build folder's ``"${BUILD_DIR}"/overlays/bases/deployments/base`` is the
+    tree's folder of that path), or literal, from the script's folder or the tree's top.
+    The sources are none when SRC holds a variable (what it holds is not seen; so when no
+    source names a folder of the tree)."""
+    for record in scripts:
+        here = posixpath.dirname(record.path)
+        text = _lines_holding(record.data.decode("utf-8", "replace"), ("cp ",))
+        for match in _COPY_INTO.finditer(text):
+            flags = match.group(1)
+            source, target = (g.replace('"', "").replace("'", "").rstrip("/")
+                              for g in match.groups()[1:])
+            if not re.search(r"-\w*[rRa]", flags or "") or not target or source.endswith("*"):
+                continue
+            bases = tuple(dict.fromkeys((here, "")))
+            sources = () if "$" in source or source.startswith("/") else tuple(
+                join(base, source) for base in bases)
+            if "$" in target:
+                pattern = _variable_path(target, folder=True)
+                if pattern is not None:
+                    yield pattern, record.path, sources
+            elif not target.startswith("/"):
+                for base in bases:
+                    yield (re.compile("^" + re.escape(join(base, target)) + "/"), record.path,
+                           sources)
+
+
 # a folder named as a template (``template``, ``templates``, ``cluster-template``, ``skel``)
 _TEMPLATE_NAME = re.compile(r"(?i)templates?\b|\bskel(?:eton)?\b")
 # ``cp`` with its options and the source it copies (a recursive copy: -r, -R or -a among them)
@@ -955,6 +991,8 @@ class Graph:
         self._spark: dict[str, str] | None = None
         self._written: dict[str, str] | None = None
         self._written_like: list[tuple[re.Pattern[str], str]] = []  # (the paths, the script)
+        # (the folder a recursive copy makes, the script, the folders it copies from)
+        self._copied_into: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = []
         self._includes: dict[str, frozenset[str]] = {}  # folder -> what its build includes
         self._copied: list[tuple[re.Pattern[str], str]] | None = None  # (folders, script)
         self._script_records: tuple[FileRecord, ...] | None = None
@@ -1425,7 +1463,11 @@ class Graph:
     def written_by(self, path: str) -> str | None:
         """The shell script, Makefile or justfile of the tree, or the Tekton Task whose step
         script, writes ``path`` (a redirection ``> path``, ``tee path``, ``cp``/``mv``/
-        ``envsubst`` to it): made when the script runs, before the build it runs
+        ``envsubst`` to it, a recursive ``cp -R SRC DEST`` of a folder holding it as DEST
+        holds it: sourcegraph/deploy-sourcegraph's overlay-generate-cluster.sh copies base/
+        into each ``overlays/bases/*/base`` before ``kustomize build``, 62 false "does not
+        exist" errors of judge round EM; a file that SRC, a folder of the tree, lacks is
+        not copied): made when the script runs, before the build it runs
         (tvories/k8s-gitops' deploy script writes a chart's values.yaml with envsubst,
         builds the folder, deletes the file). A target whose folders are variables
         (``${PROJECT_NAME}/base/release.yaml``) writes every path that ends as its literal
@@ -1442,10 +1484,17 @@ class Graph:
                     self._written.setdefault(at, script)
             for script, pattern in _variable_targets(scripts):
                 self._written_like.append((pattern, script))
+            self._copied_into.extend(_tree_copies(scripts))
         found = self._written.get(path)
         if found is None:
             found = next((script for pattern, script in self._written_like
                           if pattern.search(path)), None)
+        for pattern, script, sources in self._copied_into if found is None else ():
+            copied = pattern.search(path)
+            held = [source for source in sources if source in self.dirs]
+            if copied is not None and (not held or any(
+                    join(source, path[copied.end():]) in self.paths for source in held)):
+                return script
         return found
 
     def _scripts(self) -> tuple[FileRecord, ...]:
