@@ -36,7 +36,8 @@ Findings, by kind:
 - `placeholder` (warning): floating, but a CI step the repository declares rewrites it
   (`kustomize edit set image NAME=...`, or `sed` on the file it is written in, in a
   `.github/workflows`, `.forgejo/workflows`, `.gitea/workflows`, `.gitlab-ci.yml` or
-  `cloudbuild.yaml` file), or Argo CD Image Updater, which the repository installs, sets
+  `cloudbuild.yaml` file; a release job's that commits it onto a release branch it makes
+  too), or Argo CD Image Updater, which the repository installs, sets
   it on the Application that applies it (`argocd-image-updater.argoproj.io/image-list`, or
   an ImageUpdater resource's `applicationRefs`; its `digest` update strategy pins it: then
   nothing is said, and an `allowTags` of one literal tag changes nothing), or
