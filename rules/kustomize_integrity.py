@@ -236,6 +236,11 @@ reviewbot checks every `kustomization.yaml` in the tree:
   naming what the change renames (the one new name of its kind and namespace in its file)
   says so, the fix names the new name, and the review comments at the rename; so do a
   chart source (`source`) and an ImagePolicy's ImageRepository (`image-policy`);
+- Flux Kustomizations (HelmReleases) of a cluster whose `dependsOn` entries wait for one
+  another in a circle, or one naming itself (`dependency-cycle`, error, at the first entry
+  of the circle, the others its other places): each is applied only once its dependencies
+  are Ready, and none of them ever is ("dependency 'flux-system/apps' is not ready"). An
+  entry with a variable, or a name two objects of the cluster hold, is not followed;
 - a HelmRelease's chart source (`spec.chartRef`, `spec.chart.spec.sourceRef`: an
   OCIRepository or a HelmRepository) names one its cluster has (`source`): helm-controller
   cannot fetch the chart without it, so it never installs or upgrades the release ("did you
@@ -472,6 +477,7 @@ from reviewbot.model.dependencies import (
     PART_DOUBT,
     Id,
     Marker,
+    cycles,
     flux_unseen,
     flux_unseen_in,
     held_sources,
@@ -580,7 +586,7 @@ FIX = "Fix the path, list the manifest in its kustomization, or remove the dupli
 SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
               "idle-patch": "warning", "patch-dropped": "error", "idle-image": "warning",
               "image-dropped": "error", "applied-twice": "error",
-              "dependency": "error",
+              "dependency": "error", "dependency-cycle": "error",
               "source": "error",
               "substitution": "error",
               "idle-generator": "warning",
@@ -702,6 +708,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _sync_paths(model)
     yield from _resource_set_paths(model, graph)
     yield from _dependencies(model)
+    yield from _dependency_cycles(model)
     yield from _impersonations(model)
     yield from _substitutions(model)
     yield from _unset_variables(model)
@@ -3353,6 +3360,37 @@ def _dependencies(model: Model) -> Iterator[Violation]:
                 + ", or remove the entry."),  # (an entry writing its namespace: new-user trial
             # forty-three's "defaults to default" beside `namespace: database`)
         )
+
+
+def _dependency_cycles(model: Model) -> Iterator[Violation]:
+    """``dependency-cycle``: Flux Kustomizations (HelmReleases) whose ``dependsOn`` entries
+    wait for one another in a circle, or one naming itself
+    (:func:`reviewbot.model.dependencies.cycles`): each applies only once its dependencies
+    are Ready, and none of them ever is, so none is ever applied again (new-user trial
+    eighty-nine D1: staging's infra-controllers made to wait for apps, which waits for it
+    through infra-configs, "no new problems"). At the first entry of the circle, the others
+    its other places."""
+    for cycle in cycles(model):
+        first = cycle.entries[0][0]
+        names = [f"{o.namespace}/{o.name}" for o, _ in cycle.entries]
+        does = ("kustomize-controller applies" if first.kind == "Kustomization"
+                else "helm-controller installs or upgrades")
+        where = (f" (cluster {', '.join(cycle.clusters)})" if model.cluster_entries
+                 and len(model.cluster_entries) > 1 else "")
+        if len(names) == 1:
+            message = (f"{first.kind} {names[0]} depends on itself{where}: {does} it only once "
+                       "its dependencies are Ready, and it never is, so it is never applied")
+            fix = "Remove the entry."
+        else:
+            message = (f"{first.kind} {names[0]} depends on {names[1]}" + "".join(
+                f", which depends on {n}" for n in (*names[2:], names[0])) + f"{where}: a "
+                f"cycle, so {does} none of them (each waits for another to be Ready, and "
+                "none ever is)")
+            fix = ("Remove the entry that makes one of them wait for what needs it "
+                   f"(the {len(names)} entries of the cycle are where this finding points).")
+        found = [Violation(o, ("spec", "dependsOn", i, "name"), message, fix=fix,
+                           kind="dependency-cycle") for o, i in cycle.entries]
+        yield dataclasses.replace(found[0], others=tuple(found[1:]))
 
 
 def _waits_on_itself(model: Model, obj: KObject, wanted: str) -> bool:

@@ -2199,6 +2199,46 @@ spec:
         "namespace services/istio/sources/istio.yaml is applied in.")
 
 
+def test_dependencies_in_a_circle_are_never_met(tmp_path: Path) -> None:
+    """New-user trial eighty-nine D1: staging's infra-controllers made to wait for apps,
+    which waits for infra-configs, which waits for infra-controllers: each Flux object
+    applies only once its dependencies are Ready, none ever is, and "no new problems" was
+    said; so of one that names itself. An error at the first entry of the circle, the
+    others its other places; HelmReleases alike; a chain without a circle is nothing."""
+    def ks(name: str, needs: str, kind: str = "Kustomization") -> str:
+        api = "kustomize.toolkit.fluxcd.io/v1" if kind == "Kustomization" else (
+            "helm.toolkit.fluxcd.io/v2")
+        spec = ("  path: ./apps\n  sourceRef: {kind: GitRepository, name: flux-system}\n"
+                if kind == "Kustomization" else "  chart: {spec: {chart: x}}\n")
+        return (f"apiVersion: {api}\nkind: {kind}\nmetadata: {{name: {name}, namespace: "
+                f"flux-system}}\nspec:\n  interval: 1h\n{spec}  dependsOn: {needs}\n")
+
+    write(tmp_path, {
+        "flux.yaml": "---\n".join([
+            ks("infra-controllers", "[{name: apps}]"), ks("infra-configs",
+                                                           "[{name: infra-controllers}]"),
+            ks("apps", "[{name: infra-configs}]"), ks("selfish", "[{name: selfish}]"),
+            ks("chain", "[{name: apps}]"),
+            ks("a", "[{name: b}]", "HelmRelease"), ks("b", "[{name: a}]", "HelmRelease")]),
+        "apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+    result = lint(tmp_path)
+    cycles = [f for f in result.findings if f.kind == "dependency-cycle"]
+    assert [(f.line, f.severity, f.message) for f in cycles] == [
+        (26, "error", "Kustomization flux-system/apps depends on flux-system/infra-configs, "
+         "which depends on flux-system/infra-controllers, which depends on flux-system/apps: a "
+         "cycle, so kustomize-controller applies none of them (each waits for another to be "
+         "Ready, and none ever is)"),
+        (35, "error", "Kustomization flux-system/selfish depends on itself: "
+         "kustomize-controller applies it only once its dependencies are Ready, and it never "
+         "is, so it is never applied"),
+        (52, "error", "HelmRelease flux-system/a depends on flux-system/b, which depends on "
+         "flux-system/a: a cycle, so helm-controller installs or upgrades none of them (each "
+         "waits for another to be Ready, and none ever is)")]
+    assert [(o.object, o.line) for o in cycles[0].others] == [
+        ("Kustomization/flux-system/infra-configs", 17),
+        ("Kustomization/flux-system/infra-controllers", 8)]
+
+
 def test_a_dependency_written_longer_than_its_name_is_told_the_close_name(
         tmp_path: Path) -> None:
     """`dependsOn: apps-database` where the cluster has `apps-db` (a new-user trial): the

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from reviewbot.model.objects import DEFAULT_CLUSTER, KObject, Model, model_graph
+from reviewbot.model.objects import DEFAULT_CLUSTER, KObject, Model, items, model_graph
 from reviewbot.model.reach import FLUX_DEPENDING, Reach, root_made, scripted_clusters
 from reviewbot.model.resource import templates_declaring
 from reviewbot.words import closest, misspelt
@@ -88,6 +88,133 @@ def _unmet(model: Model) -> tuple[list[Unmet], dict[str, set[Id]]]:
             if lacking and wanted != (obj.kind, obj.namespace or "", obj.name):
                 out.append(Unmet(obj, i, wanted, clusters, lacking))
     return out, held
+
+
+@dataclass(frozen=True)
+class Cycle:
+    """Flux objects of one kind whose ``dependsOn`` entries wait for one another in a
+    circle, in a cluster: ``entries`` holds (the dependent, the index of its entry naming the
+    next one), from the first by identity round to it again (one entry: it names itself)."""
+
+    entries: tuple[tuple[KObject, int], ...]
+    clusters: tuple[str, ...]
+
+
+def cycles(model: Model) -> list[Cycle]:
+    """Every circle of ``dependsOn`` entries among the Flux Kustomizations (HelmReleases) of
+    a cluster, itself included: kustomize-controller (helm-controller) applies a dependent
+    only once each dependency is Ready, and in a circle none ever is ("dependency
+    'ns/name' is not ready", at every reconciliation). One cycle per set of entries, with
+    the clusters it is in; an entry with a variable, a name two objects of a cluster hold,
+    are not followed. Made once per model."""
+    return _once(model, "dependency-cycles", _cycles)
+
+
+def _cycles(model: Model) -> list[Cycle]:
+    kinds = {kind for _, kind in FLUX_DEPENDING}
+    flux = [o for o in model.objects
+            if o.body.get("kind") in kinds and (o.group, o.kind) in FLUX_DEPENDING]
+    if not any(isinstance(o.get(("spec", "dependsOn")), list) for o in flux):
+        return []
+    by_cluster: dict[str, dict[Id, list[KObject]]] = {}
+    for obj in flux:
+        for cluster in model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,):
+            by_cluster.setdefault(cluster, {}).setdefault(
+                (obj.kind, obj.namespace or "", obj.name), []).append(obj)
+    found: dict[tuple[tuple[int, int], ...], Cycle] = {}
+    for cluster, held in sorted(by_cluster.items()):
+        # one object per identity: its entries to the identities the cluster holds once
+        edges: dict[Id, list[tuple[int, Id]]] = {}
+        for ident, objs in held.items():
+            if len(objs) != 1 or not objs[0].namespace:
+                continue
+            for i, entry in enumerate(items(objs[0].get(("spec", "dependsOn")))):
+                name = entry.get("name") if isinstance(entry, dict) else None
+                namespace = (entry.get("namespace") if isinstance(entry, dict) else None) or (
+                    objs[0].namespace)
+                wanted = (ident[0], str(namespace), str(name))
+                if isinstance(name, str) and "${" not in name + str(namespace) and len(
+                        held.get(wanted, ())) == 1:
+                    edges.setdefault(ident, []).append((i, wanted))
+        for circle in _circles(edges):
+            entries = tuple((held[a][0], i) for a, i in circle)
+            key = tuple(sorted((id(o), i) for o, i in entries))
+            if key in found:
+                before = found[key]
+                found[key] = Cycle(before.entries, (*before.clusters, cluster))
+            else:
+                found[key] = Cycle(entries, (cluster,))
+    return list(found.values())
+
+
+def _circles(edges: dict[Id, list[tuple[int, Id]]]) -> Iterator[list[tuple[Id, int]]]:
+    """One circle through each strongly connected set of ``edges`` (Tarjan's, iterative),
+    as (node, the index of its entry to the next) from its least node; a node naming itself
+    is its own circle."""
+    index: dict[Id, int] = {}
+    low: dict[Id, int] = {}
+    on: set[Id] = set()
+    stack: list[Id] = []
+    sets: list[list[Id]] = []
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work: list[tuple[Id, int]] = [(start, 0)]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on.add(start)
+        while work:
+            node, at = work[-1]
+            out = edges.get(node, [])
+            if at < len(out):
+                work[-1] = (node, at + 1)
+                nxt = out[at][1]
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on.add(nxt)
+                    work.append((nxt, 0))
+                elif nxt in on:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                members: list[Id] = []
+                while True:
+                    top = stack.pop()
+                    on.discard(top)
+                    members.append(top)
+                    if top == node:
+                        break
+                sets.append(members)
+    for members in sets:
+        inside = set(members)
+        first = min(members)
+        if len(members) == 1:
+            own = [i for i, nxt in edges.get(first, []) if nxt == first]
+            if own:
+                yield [(first, own[0])]
+            continue
+        # a circle from the least node: follow, at each step, the least entry that stays
+        # inside and leads back without repeating a node (breadth-first, shortest)
+        paths: dict[Id, list[tuple[Id, int]]] = {first: []}
+        queue = [first]
+        circle: list[tuple[Id, int]] | None = None
+        while queue and circle is None:
+            node = queue.pop(0)
+            for i, nxt in sorted(edges.get(node, []), key=lambda e: (e[1], e[0])):
+                if nxt not in inside:
+                    continue
+                if nxt == first:
+                    circle = [*paths[node], (node, i)]
+                    break
+                if nxt not in paths:
+                    paths[nxt] = [*paths[node], (node, i)]
+                    queue.append(nxt)
+        if circle is not None:
+            yield circle
 
 
 # the Flux sources a HelmRelease names for its chart whose absence is judged (a GitRepository or
