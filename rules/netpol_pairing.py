@@ -228,9 +228,11 @@ A last check asks that every selector select something.
 - `port-unserved` (error, on the `targetPort`, or the selector's label): the named
   `targetPort` of `no-endpoints`, or the selector of a Service that matches no pod, where a
   workload of the tree calls that Service port (its env, args or a ConfigMap it reads name
-  the address): those connections reach no pod ("...; web/chat calls it
-  (postgres.database.svc.cluster.local:5432): those connections reach no pod"), the
-  caller's place the finding's other place. Without a caller it stays `no-endpoints`.
+  the address), or an Ingress or a Gateway API route of its namespace sends to it: those
+  connections reach no pod ("...; web/chat calls it
+  (postgres.database.svc.cluster.local:5432): those connections reach no pod", "...;
+  Ingress web/web sends to it (backend web:80)"), the caller's place the finding's other
+  place. Without a caller it stays `no-endpoints`.
 - `endpoints-lost` (error, in a review, on the selector's label): a Service whose selector
   matched pods of its namespace before the change and matches none after it (its selector
   changed, or the pods' labels did), where the namespace still holds the repository's
@@ -4517,8 +4519,7 @@ def _ports_unserved(model: Model) -> Iterator[Violation]:
                 kind = "no-endpoints"
                 if call is not None:
                     kind = "port-unserved"
-                    message += (f"; {call[0]} calls it ({call[1].endpoint.text}:{sp.port}): "
-                                "those connections reach no pod")
+                    message += f"; {_calls_it(call, sp.port)}: those connections reach no pod"
                 # the pods' container ports are the same cause's other place: where a review
                 # comments when the change renamed the port (new-user trial thirty-eight)
                 others = tuple(Violation(p.obj, (*c.path, "ports"), message, fix=fix,
@@ -4550,16 +4551,53 @@ def _called(view: Model,
             memo: dict[str | None, dict[tuple[str, str, int], tuple[str, Declaration]]],
             cluster: str | None) -> dict[tuple[str, str, int], tuple[str, Declaration]]:
     """(namespace, Service, port) -> the first workload of ``view`` that calls it, by name,
-    and where it names the address (:func:`_read`'s declarations); once per cluster."""
+    and where it names the address (:func:`_read`'s declarations), else the first Ingress or
+    Gateway API route that sends to it, and its backend's port (new-user trial eighty-nine
+    D5: a container port renamed under a Service's `targetPort`, its Ingress's requests
+    answered by no pod, a lint warning and exit 0); once per cluster."""
     found = memo.get(cluster)
     if found is None:
+        from reviewbot.netpol.deps import Declaration, Endpoint
+        from reviewbot.netpol.ingress import backends, gateway_routes, ingress_objects
+
         found = memo[cluster] = {}
         for pod in view.pods:
             for decl in _read(view, pod)[1]:
                 e = decl.endpoint
                 found.setdefault((e.namespace, e.service, e.port),
                                  (f"{pod.namespace}/{pod.name}", decl))
+        routes = [o for o in ingress_objects(view) if o.kind == "Ingress"] + gateway_routes(view)
+        services = {(s.namespace, s.name): s for s in _selecting_services(view)} if (
+            routes) else {}
+        for obj in routes:
+            namespace = obj.namespace or "default"
+            for backend in backends(obj):
+                service = services.get((namespace, backend.service))
+                port = next((sp for sp in service.ports if sp.port == backend.port or (
+                    isinstance(backend.port, str) and sp.name == backend.port)), None) if (
+                    service is not None and backend.namespace in (None, namespace)) else None
+                if port is None:
+                    continue
+                at: Path = (*backend.path, "port")
+                if obj.kind == "Ingress":
+                    at = (*at, "name" if isinstance(backend.port, str) else "number")
+                    if obj.get(at) is None:  # (extensions/v1beta1's backend)
+                        at = (*backend.path, "servicePort")
+                found.setdefault((namespace, backend.service, port.port), (
+                    f"{obj.kind} {namespace}/{obj.name}", Declaration(obj, at, Endpoint(
+                        backend.service, backend.service, namespace, port.port))))
     return found
+
+
+def _calls_it(call: tuple[str, Declaration], port: int) -> str:
+    """What a caller of :func:`_called` does: "web/chat calls it (db.data:5432)", "Ingress
+    shop/web sends to it (backend web:80)"."""
+    from reviewbot.netpol.ingress import ROUTE_KINDS
+
+    who, decl = call
+    if decl.obj.kind == "Ingress" or decl.obj.kind in ROUTE_KINDS:
+        return f"{who} sends to it (backend {decl.endpoint.text}:{port})"
+    return f"{who} calls it ({decl.endpoint.text}:{port})"
 
 
 def _port_named(wanted: str, names: Sequence[str]) -> str:
@@ -4820,8 +4858,8 @@ def _called_unserved(found: Violation, service: Service,
                  if (service.namespace, service.name, p.port) in called), None)
     if call is None:
         return found
-    message = (f"{found.message}; {call[0]} calls it ({call[1].endpoint.text}:"
-               f"{call[1].endpoint.port}): those connections reach no pod")
+    message = (f"{found.message}; {_calls_it(call, call[1].endpoint.port)}: those "
+               "connections reach no pod")
     return replace(found, kind="port-unserved", message=message,
                    others=(*(replace(o, kind="port-unserved", message=message)
                              for o in found.others),

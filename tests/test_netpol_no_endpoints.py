@@ -139,6 +139,56 @@ spec:
     assert [(f.kind, f.severity) for f in result.findings] == [("no-endpoints", "warning")]
 
 
+def test_a_service_an_ingress_or_a_route_sends_to_that_reaches_no_pod_is_an_error(
+        tmp_path: Path) -> None:
+    """New-user trial eighty-nine D5: the container port renamed `web-http` under the
+    Service's `targetPort: http`, and the public Ingress sends to it: a lint warning and
+    exit 0, where the review said `endpoints-lost`. An Ingress's or a Gateway API route's
+    backend is a caller of the Service port: `port-unserved`, the backend its other place."""
+    pods = deployment("web", "web", "{app: web}",
+                      ports="ports: [{name: web-http, containerPort: 8080}]")
+    service = """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: web}
+spec:
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: http}]
+"""
+    ingress = """
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: web}
+spec:
+  rules:
+  - http:
+      paths:
+      - {path: /, pathType: Prefix, backend: {service: {name: web, port: {PORT}}}}
+"""
+    route = """
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web, namespace: web}
+spec:
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+"""
+    for name, text, tail, line in (
+            ("number", ingress.replace("PORT", "number: 80"), "Ingress web/web sends to it "
+             "(backend web:80): those connections reach no pod", 30),
+            ("name", ingress.replace("PORT", "name: http"), "Ingress web/web sends to it "
+             "(backend web:80): those connections reach no pod", 30),
+            ("route", route, "HTTPRoute web/web sends to it (backend web:80): those "
+             "connections reach no pod", 27)):
+        result = lint_text(tmp_path / name, pods + service + text, only=["netpol-pairing"])
+        assert [(f.kind, f.severity, f.message.split("; ", 1)[-1]) for f in result.findings
+                if f.kind != "backend-port"] == [("port-unserved", "error", tail)], name
+        assert [o.line for o in result.findings[0].others if o.object.startswith(
+            ("Ingress", "HTTPRoute"))] == [line], name
+
+
 def test_a_rollout_s_pods_carry_its_template_s_labels_and_the_hash_alone(tmp_path: Path) -> None:
     """New-user trial seventy-six D1: a canary Service whose selector misspells the Rollout's
     `app.kubernetes.io/name` was a note, "labels its operator adds that reviewbot does not
