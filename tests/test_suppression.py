@@ -139,3 +139,41 @@ def test_a_comment_at_another_place_of_a_finding_silences_it(tmp_path: Path) -> 
     loud = lint_text(tmp_path / "b", GPU_QUOTA_SURGE.replace("  # COMMENT", ""),
                      only=["schedulability"])
     assert pairs(loud, "schedulability") == [("schedulability", 5)]
+
+
+def test_a_suppression_may_name_one_check_of_a_rule(tmp_path: Path) -> None:
+    """New-user trial eighty-nine D8: the output names a finding's check,
+    `[netpol-pairing[dns-denied]]`, and `explain` takes it, but an ignore naming it was
+    "names no known rule". `rule[check]` silences that check's findings alone, in a comment
+    or the annotation; a check the rule does not have is said, with the close one."""
+    pod = """
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+          namespace: shop%s
+        spec:
+          containers:
+          - name: web
+            image: nginx:latest%s
+    """
+    def run(name: str, annotation: str = "", comment: str = "") -> list[tuple[str, str]]:
+        note = f'\n          annotations: {{reviewbot.dev/ignore: "{annotation}"}}'
+        text = pod % (note if annotation else "", f"  # reviewbot: ignore[{comment}] pinned "
+                      "later" if comment else "")
+        result = lint_text(tmp_path / name, text, only=["image-digest", "unused-suppression"])
+        return [(f.rule, f.kind or "") if f.rule != "unused-suppression" else (
+            f.rule, f.message) for f in result.findings]
+
+    assert run("none") == [("image-digest", "floating")]
+    assert run("check", comment="image-digest[floating]") == []
+    # (schema is not run here: its entry is not judged)
+    assert run("checks", comment="schema, image-digest[floating]") == []
+    assert run("annotated", annotation="image-digest[floating]") == []
+    assert run("other", comment="image-digest[tag-moved]") == [
+        ("image-digest", "floating"),
+        ("unused-suppression", "ignore comment for image-digest[tag-moved] matches no finding")]
+    assert run("typo", comment="image-digest[floatng]") == [
+        ("image-digest", "floating"),
+        ("unused-suppression", "ignore comment names no known check of image-digest (did you "
+                               "mean image-digest[floating]?)")]

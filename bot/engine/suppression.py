@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from reviewbot.engine.findings import Finding, Violation
 from reviewbot.engine.outcome import Ignore
 from reviewbot.engine.registry import all_rules
+from reviewbot.load.loader import ignored_names
 from reviewbot.model.objects import KObject, Model
 from reviewbot.words import closest
 
@@ -48,7 +49,7 @@ class Suppressions:
                 continue
             value = obj.annotations.get(IGNORE)
             if value is not None:  # "" names no rule: reported, not silently nothing
-                rules = tuple(r.strip() for r in str(value).split(",") if r.strip())
+                rules = ignored_names(str(value))
                 line, _ = obj.position(("metadata", "annotations", IGNORE))
                 entry = _Entry(rules, obj.annotations.get(IGNORE_REASON, ""), obj.file, line, obj)
                 self.by_object[(obj.file, obj.ref)] = entry
@@ -64,19 +65,23 @@ class Suppressions:
 
     def matches(self, finding: Finding) -> bool:
         hit = False
+        named = (finding.rule, f"{finding.rule}[{finding.kind}]" if finding.kind else None)
         entry = self.by_object.get((finding.file, finding.object))
-        if entry is not None and finding.rule in entry.rules:
-            entry.used.add(finding.rule)
-            hit = True
+        if entry is not None:
+            for name in named:
+                if name in entry.rules:
+                    entry.used.add(name)
+                    hit = True
         # a comment on the line of any place of the finding (its cause's other places: a
         # review may show it at one of them; new-user trial seventy-two D8, an ignore of
         # quota-surge on the Deployment's maxSurge, where the review showed it, "matches no
         # finding", the finding itself at the quota)
         for place in (finding, *finding.others):
             for entry in self.by_line.get((place.file, place.line), ()):
-                if finding.rule in entry.rules:
-                    entry.used.add(finding.rule)
-                    hit = True
+                for name in named:
+                    if name in entry.rules:
+                        entry.used.add(name)
+                        hit = True
         return hit
 
     def unused(self, active: set[str]) -> Iterable[Violation]:
@@ -93,13 +98,20 @@ class Suppressions:
                                     column=entry.column, key=f"{entry.file}:{entry.line}:")
                 continue
             for rule in entry.rules:
-                if rule in entry.used or (rule in _known() and rule not in active):
+                base, _, check = rule.partition("[")
+                check = check.rstrip("]")
+                if rule in entry.used or (base in _known() and base not in active):
                     continue
                 where = "annotation" if entry.obj is not None else "comment"
-                if rule in _known():
+                checks = _checks().get(base, frozenset())
+                if base in _known() and (not check or check in checks):
                     message = f"ignore {where} for {rule} matches no finding"
+                elif base in _known():  # (new-user trial eighty-nine D8: checks are named so)
+                    close = closest(check, checks)
+                    hint = f" (did you mean {base}[{close}]?)" if close else ""
+                    message = f"ignore {where} names no known check of {base}{hint}"
                 else:  # the name is not echoed: it may be text of a value (a Secret's)
-                    close = closest(rule, _known())
+                    close = closest(base, _known())
                     hint = f" (did you mean {close}?)" if close else ""
                     message = f"ignore {where} names no known rule{hint}"
                 if entry.obj is not None:
@@ -132,3 +144,8 @@ def added(base: Model, head: Model) -> tuple[Ignore, ...]:
 
 def _known() -> frozenset[str]:
     return frozenset(r.id for r in all_rules())
+
+
+def _checks() -> dict[str, frozenset[str]]:
+    """Each rule's checks (the kinds of its findings, as the output names them)."""
+    return {r.id: frozenset(r.severities) for r in all_rules()}

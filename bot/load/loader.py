@@ -1916,8 +1916,19 @@ def key_text(value: Any) -> str:
 C = TypeVar("C")  # what a comment found by line holds
 
 # ``# reviewbot: ignore[rule-a,rule-b] reason``; without a list (or with ``[]``) it names no
-# rule, which the unused-suppression rule reports rather than ignoring it silently.
-_IGNORE = re.compile(r"#\s*reviewbot:\s*ignore(?![\w-])(?:\[([^\]]*)\])?\s*(.*)$")
+# rule, which the unused-suppression rule reports rather than ignoring it silently. A rule
+# may name its check as the output prints it, ``rule[check]`` (one level of brackets).
+_IGNORE = re.compile(r"#\s*reviewbot:\s*ignore(?![\w-])(?:\[((?:[^\[\]]|\[[^\[\]]*\])*)\])?"
+                     r"\s*(.*)$")
+# one entry of an ignore's list: a rule, or a rule and its check (``netpol-pairing[dns-denied]``)
+_IGNORED = re.compile(r"[^,\[\]]+(?:\[[^\[\]]*\])?")
+
+
+def ignored_names(listed: str) -> tuple[str, ...]:
+    """The entries of an ignore's list (a comment's ``[...]``, the ignore annotation's
+    value): ``rule`` or ``rule[check]``, split at the commas between them, spaces gone."""
+    return tuple(e for e in (m.group(0).replace(" ", "") for m in _IGNORED.finditer(listed))
+                 if e)
 
 
 def _real_comments(text: str, found: dict[int, C], pure: bool,
@@ -1980,8 +1991,7 @@ def _ignore_comments(text: str) -> dict[int, tuple[tuple[str, ...], str, int]]:
             continue
         match = _IGNORE.search(line)
         if match:
-            listed = match.group(1) or ""
-            rules = tuple(r.strip() for r in listed.split(",") if r.strip())
+            rules = ignored_names(match.group(1) or "")
             found[number] = (rules, match.group(2).strip(), match.start() + 1)
     return found
 
