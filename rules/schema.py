@@ -107,7 +107,12 @@ Kinds:
   (`persistance` for `persistence`), or is a container's key the chart reads under
   `controllers.<id>.containers.<id>` (`resources:` at the top: the fix moves it there); one
   that misspells none may be one's own, read by the values' template strings or aliased by
-  a container (an anchor): not judged.
+  a container (an anchor): not judged. So is a key of a Flux HelmRelease's `spec.values`
+  whose chart is a folder of the repository (`chart: ./charts/api` from a GitRepository,
+  the folder holding its Chart.yaml), at the key, in the patch that writes it where one
+  does ("resource: no template of the chart in charts/api reads .Values.resource ... (its
+  templates read .Values.resources)"; new-user trial eighty-nine: a values patch's
+  `resource:`, and releases still setting a key a major bump of the chart renamed).
 
 When it stays quiet:
 
@@ -919,12 +924,13 @@ def _values_unread(model: Model) -> Iterator[Violation | QuietPlace]:
     nothing of it, and a value the author meant to change keeps its default (new-user trial
     twenty-nine: `replicas: 3` in values-prod.yaml, the templates read `replicaCount`, which
     the change removed: prod went from 2 replicas to the default 1). Keys for subcharts and
-    `global` are the subcharts' to read; a template reading `.Values` whole reads all."""
+    `global` are the subcharts' to read; a template reading `.Values` whole reads all. So
+    is a key of a Flux HelmRelease's ``spec.values`` whose chart is a folder of the tree
+    (:func:`_tree_chart_releases`)."""
     import fnmatch
     import posixpath
 
-    from reviewbot.model.values import ValuesObject, files_read, values_documents, values_read
-    from reviewbot.words import closest
+    from reviewbot.model.values import ValuesObject, files_read, values_documents
 
     for vobj, values, _ in values_documents(model, model.values_patterns):
         if not isinstance(vobj, ValuesObject) or not vobj.own or vobj.doc is None or (
@@ -935,48 +941,97 @@ def _values_unread(model: Model) -> Iterator[Violation | QuietPlace]:
             continue
         if any(fnmatch.fnmatchcase(name, p) for p in files_read(model, folder)):
             continue  # (the chart's data: a template reads it with .Files.Get)
-        defaults = model.files.get(posixpath.join(folder, "values.yaml"))
-        reads = values_read(model, folder)
-        if reads is None or () in reads or defaults is None or defaults.problems:
+        yield from _unread_in(model, vobj, (), values, folder, vobj.subcharts)
+    for release, values, folder, subcharts in _tree_chart_releases(model):
+        yield from _unread_in(model, release, ("spec", "values"), values, folder, subcharts,
+                              quiet=False)
+
+
+def _tree_chart_releases(model: Model) -> Iterator[tuple[KObject, dict[Any, Any], str,
+                                                         Mapping[str, str]]]:
+    """Each Flux HelmRelease whose chart is a folder of the tree (``chart: ./charts/api``
+    from a GitRepository, the folder holding a Chart.yaml) with its ``spec.values``, that
+    folder and the keys its values give its dependencies (new-user trial eighty-nine D2:
+    production's values patch wrote `resource:` for `resources:`, the chart's templates read
+    `.Values.resources`, and the release ran at the base's requests, said nowhere)."""
+    import posixpath
+
+    from reviewbot.model.values import chart_beside
+
+    for obj in model.objects:
+        if obj.kind != "HelmRelease" or obj.group != "helm.toolkit.fluxcd.io":
             continue
-        known = {str(k) for d in defaults.documents if isinstance(d.value, dict)
-                 for k in d.value}
-        read = sorted({chain[0] for chain in reads if chain})
-        judged = [k for k in values if isinstance(k, str) and k != "global" and (
-            k not in vobj.subcharts)]
-        nears = {k: closest(k, read, cutoff=0.6) for k in judged
-                 if k not in known and k not in read}
-        if judged and len(nears) == len(judged) and not any(nears.values()):
-            # no key is one the chart reads or defaults, nor close to one: whose values these
-            # are is unknown (judge round BV: a chart folder's operator-values.yaml its README
-            # passes with -f to an upstream chart)
-            yield QuietPlace(vobj, (), f"no key of it is one the chart in {folder} reads or "
-                             "defaults, nor close to one: values of another chart, given with "
-                             "-f where reviewbot does not see, are not judged")
+        spec = obj.get(("spec", "chart", "spec"))
+        values = obj.get(("spec", "values"))
+        if not isinstance(spec, dict) or not isinstance(values, dict) or not values:
             continue
-        for key in judged:
-            if key not in nears:
-                continue
-            near = nears[key]
-            kept = near and near in known and near not in values
-            yield _unread_key(vobj, (key,), folder, near or "", near or "", bool(kept))
-        for path in _nested_unread(values, reads, defaults, vobj.subcharts):
-            siblings = sorted({c[len(path) - 1] for c in reads
-                               if len(c) >= len(path) and c[:len(path) - 1] == path[:-1]})
-            near = closest(path[-1], siblings, cutoff=0.6)
-            kept = bool(near) and _has_path(defaults, (*path[:-1], near)) and not _has_path(
-                values, (*path[:-1], near))
-            yield _unread_key(vobj, path, folder, near,
-                              ".".join((*path[:-1], near)) if near else "", kept)
+        chart, ref = spec.get("chart"), spec.get("sourceRef")
+        if not isinstance(chart, str) or "$" in chart or not isinstance(ref, dict) or (
+                ref.get("kind") != "GitRepository"):
+            continue
+        folder = posixpath.normpath(chart.strip().lstrip("/"))
+        if folder in ("", ".") or folder.startswith(".."):
+            continue
+        name, subcharts = chart_beside(model, folder)
+        if name:
+            yield obj, values, folder, subcharts
+
+
+def _unread_in(model: Model, owner: KObject, base: tuple[Any, ...], values: dict[Any, Any],
+               folder: str, subcharts: Mapping[str, str], quiet: bool = True
+               ) -> Iterator[Violation | QuietPlace]:
+    """``values-unread`` of the keys of ``values`` (at ``base`` in ``owner``: a values file, or
+    a release's ``spec.values``) that the chart in ``folder`` neither defaults nor reads."""
+    import posixpath
+
+    from reviewbot.model.values import values_read
+    from reviewbot.words import closest
+
+    defaults = model.files.get(posixpath.join(folder, "values.yaml"))
+    reads = values_read(model, folder)
+    if reads is None or () in reads or defaults is None or defaults.problems:
+        return
+    known = {str(k) for d in defaults.documents if isinstance(d.value, dict)
+             for k in d.value}
+    read = sorted({chain[0] for chain in reads if chain})
+    judged = [k for k in values if isinstance(k, str) and k != "global" and (
+        k not in subcharts)]
+    nears = {k: closest(k, read, cutoff=0.6) for k in judged
+             if k not in known and k not in read}
+    if judged and len(nears) == len(judged) and not any(nears.values()):
+        # no key is one the chart reads or defaults, nor close to one: whose values these
+        # are is unknown (judge round BV: a chart folder's operator-values.yaml its README
+        # passes with -f to an upstream chart)
+        if quiet:
+            yield QuietPlace(owner, base, f"no key of it is one the chart in {folder} reads "
+                             "or defaults, nor close to one: values of another chart, given "
+                             "with -f where reviewbot does not see, are not judged")
+        return
+    for key in judged:
+        if key not in nears:
+            continue
+        near = nears[key]
+        kept = near and near in known and near not in values
+        yield _unread_key(owner, (*base, key), folder, near or "", near or "", bool(kept),
+                          len(base))
+    for path in _nested_unread(values, reads, defaults, subcharts):
+        siblings = sorted({c[len(path) - 1] for c in reads
+                           if len(c) >= len(path) and c[:len(path) - 1] == path[:-1]})
+        near = closest(path[-1], siblings, cutoff=0.6)
+        kept = bool(near) and _has_path(defaults, (*path[:-1], near)) and not _has_path(
+            values, (*path[:-1], near))
+        yield _unread_key(owner, (*base, *path), folder, near,
+                          ".".join((*path[:-1], near)) if near else "", kept, len(base))
 
 
 def _unread_key(vobj: Any, path: tuple[Any, ...], folder: str, near: str, near_path: str,
-                kept: bool) -> Violation:
+                kept: bool, skip: int = 0) -> Violation:
     """``values-unread`` of the key at ``path`` (``near``: the key the chart reads it most
     likely means, at ``near_path``; ``kept``: the chart's default stays there unless the
-    file sets it)."""
-    dotted = ".".join(str(p) for p in path)
-    also = (f", and .Values.{near_path} keeps the chart's default unless this file sets it"
+    file sets it; ``skip``: the steps of ``path`` before the values, ``spec.values``)."""
+    dotted = ".".join(str(p) for p in path[skip:])
+    also = (f", and .Values.{near_path} keeps the chart's default unless "
+            f"{'the release' if skip else 'this file'} sets it"
             if kept else "")
     return Violation(
         vobj, path,

@@ -1618,3 +1618,54 @@ def test_two_copies_of_a_crd_conflict_only_where_one_cluster_gets_both(
     assert [(f.file, f.kind, f.severity) for f in lint_dir(
         tmp_path, only=["schema"], config=config).findings] == [
         ("clusters/prod/crd.yaml", "crd-conflict", "warning")]
+
+
+def test_a_release_s_values_key_its_tree_chart_never_reads_changes_nothing(
+        tmp_path: Path) -> None:
+    """New-user trial eighty-nine D2 and D3: production's values patch wrote `resource:` for
+    `resources:` of a HelmRelease whose chart is `./charts/api` of the repository, and a
+    2.0.0 chart renamed `autoscaling` to `hpa` under releases still setting `autoscaling`:
+    nothing was said, and the release ran at the defaults. A key of the release's
+    `spec.values` that the tree's chart neither defaults nor reads is `values-unread`, at
+    the key (in the patch that writes it)."""
+    release = """apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: api, namespace: api}
+spec:
+  interval: 10m
+  chart:
+    spec:
+      chart: ./charts/api
+      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+  values:
+    replicas: 2
+    resources: {requests: {cpu: 200m}}
+"""
+    write(tmp_path, {
+        "charts/api/Chart.yaml": "apiVersion: v2\nname: api\nversion: 1.4.0\n",
+        "charts/api/values.yaml": "replicas: 1\nresources: {}\n",
+        "charts/api/templates/deployment.yaml": (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n"
+            "  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      containers:\n"
+            "      - name: api\n        resources: {{ toYaml .Values.resources | nindent 10 }}\n"),
+        "apps/base/release.yaml": release,
+        "apps/base/kustomization.yaml": "resources: [release.yaml]\n",
+        "apps/prod/kustomization.yaml": "resources: [../base]\npatches: [{path: values.yaml}]\n",
+        "apps/prod/values.yaml": ("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+                                  "metadata: {name: api, namespace: api}\nspec:\n  values:\n"
+                                  "    resource: {requests: {cpu: 500m}}\n"),
+    })
+    result = lint_dir(tmp_path, only=["schema"])
+    assert [(f.file, f.line, f.severity, f.message, f.fix) for f in result.findings
+            if f.kind == "values-unread"] == [(
+                "apps/prod/values.yaml", 6, "warning",
+                "resource: no template of the chart in charts/api reads .Values.resource, and "
+                "its values.yaml has no such key, so this value changes nothing (its "
+                "templates read .Values.resources)",
+                "Write it as resources, the key the chart reads, or remove it.")]
+    # the release's own keys, all read: nothing
+    (tmp_path / "apps" / "prod" / "values.yaml").write_text(
+        (tmp_path / "apps" / "prod" / "values.yaml").read_text().replace("resource:",
+                                                                         "resources:"))
+    result = lint_dir(tmp_path, only=["schema"])
+    assert [f for f in result.findings if f.kind == "values-unread"] == []

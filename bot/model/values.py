@@ -272,7 +272,7 @@ def _values_documents(
         ):
             continue
         use = uses.get(path, _Use())
-        chart_name, subcharts = _chart_beside(model, posixpath.dirname(path))
+        chart_name, subcharts = chart_beside(model, posixpath.dirname(path))
         if path not in uses and not chart_name and in_folders(path, fleet_helm_bundles(model)):
             continue  # (a Fleet bundle's file its fleet.yaml does not name: not Helm's values)
         for doc in lf.documents:
@@ -371,7 +371,7 @@ def _argo_inline_values(model: Model, skip: frozenset[str]
             if not isinstance(chart, str):  # a chart folder of this repository
                 where_chart = model_graph(model).argo_folder(obj.file, folder) if isinstance(
                     folder, str) else None
-                chart = _chart_beside(model, where_chart)[0] if where_chart is not None else ""
+                chart = chart_beside(model, where_chart)[0] if where_chart is not None else ""
             release = helm.get("releaseName")
             name = release if isinstance(release, str) and release else obj.name
             yield ValuesObject(VALUES_API, VALUES_KIND, dest if isinstance(dest, str) and dest
@@ -410,7 +410,7 @@ def _embedded(obj: KObject, path: Path, text: str) -> Document | None:
     return loaded.documents[0]
 
 
-def _chart_beside(model: Model, folder: str) -> tuple[str, dict[str, str]]:
+def chart_beside(model: Model, folder: str) -> tuple[str, dict[str, str]]:
     """The name of the Helm chart whose ``Chart.yaml`` sits in ``folder`` ("" when none)
     and the keys of its values that go to its dependencies (Helm: each dependency's values
     sit under its ``alias``, else its ``name``), each with the subchart's name."""
@@ -632,7 +632,7 @@ def argo_chart_values(model: Model) -> Iterator[tuple[KObject, str, str, str, st
             if not isinstance(folder, str) or source.get("chart"):
                 continue
             where = graph.argo_folder(obj.file, folder)
-            chart = _chart_beside(model, where)[0] if where is not None else ""
+            chart = chart_beside(model, where)[0] if where is not None else ""
             if where is None or not chart:
                 continue
             release = helm.get("releaseName")
