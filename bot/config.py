@@ -43,11 +43,18 @@ class RuleDefaults(Protocol):
 
 @dataclass(frozen=True)
 class RuleSettings:
-    """What a configuration sets for one rule: on or off, its severity, its options."""
+    """What a configuration sets for one rule: on or off, its severity (the rule's, or one
+    per check: ``severity: {drain-blocked: error}``), its options."""
 
     enabled: bool
     severity: str | None
     options: Mapping[str, Any]
+    checks: Mapping[str, str] = field(default_factory=dict)  # check -> its severity
+
+    def severity_for(self, check: str | None) -> str | None:
+        """The severity the configuration sets for a finding of ``check`` (None: the
+        rule's own for that check)."""
+        return self.checks.get(check or "", self.severity) if self.checks else self.severity
 
 
 @dataclass(frozen=True)
@@ -142,10 +149,13 @@ class Config:
         entry = self.section("rules").get(rule.id) or {}
         options = rule.defaults()
         options.update({k: v for k, v in entry.items() if k not in RESERVED})
+        severity = entry.get("severity")
         return RuleSettings(
             enabled=entry.get("enabled", True) is not False,
-            severity=entry.get("severity"),
+            severity=severity if isinstance(severity, str) else None,
             options=options,
+            checks=({str(k): str(v) for k, v in severity.items()}
+                    if isinstance(severity, dict) else {}),
         )
 
 

@@ -22,10 +22,47 @@ def test_disabled_rule_and_severity_override(tmp_path: Path) -> None:
     assert [f.severity for f in low.findings] == ["warning"]
 
 
+def test_a_severity_per_check(tmp_path: Path) -> None:
+    """New-user trials eighty-eight D4/W2 and eighty-nine D9: a PodDisruptionBudget that
+    allows no eviction is a `drain-blocked` warning, and raising it meant raising every
+    check of schedulability. `severity` takes one per check too; the others keep theirs."""
+    text = """
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: data}
+spec:
+  replicas: 1
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: db, image: "db:1@sha256:%s"}]}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: db, namespace: data}
+spec:
+  minAvailable: 1
+  selector: {matchLabels: {app: db}}
+""" % ("0" * 64)
+    def kinds(name: str, config: str = "") -> list[tuple[str, str]]:
+        result = lint_text(tmp_path / name, text, config=config, only=["schedulability"])
+        return [(f.kind or "", f.severity) for f in result.findings]
+
+    assert kinds("default") == [("drain-blocked", "warning")]
+    assert kinds("raised", "rules:\n  schedulability:\n    severity: {drain-blocked: error}\n"
+                 ) == [("drain-blocked", "error")]
+    assert kinds("other", "rules:\n  schedulability:\n    severity: {node-full: info}\n"
+                 ) == [("drain-blocked", "warning")]
+
+
 @pytest.mark.parametrize(
     ("config", "expected"),
     [
         ("rules:\n  no-such-rule: {}\n", ".reviewbot.yaml:2:3: rules.no-such-rule: unknown rule"),
+        ("rules:\n  schedulability:\n    severity: {drain-blockd: error}\n",
+         ".reviewbot.yaml:3:30: rules.schedulability.severity.drain-blockd: unknown check "
+         "'drain-blockd' of rule schedulability (checks: claim-missing, drain-blocked, "),
         ("rules:\n  yaml-syntax:\n    severity: fatal\n",
          ".reviewbot.yaml:3:15: rules.yaml-syntax.severity: expected one of error, warning, info"),
         ("clutser: {}\n", ".reviewbot.yaml:1:1: clutser: unknown field 'clutser'"),

@@ -26,6 +26,13 @@ def check_options(config: Config) -> Config:
             problems.append((("rules", rule_id), f"unknown rule {rule_id!r}"))
             continue
         for key, value in (entry or {}).items():
+            if key == "severity" and isinstance(value, dict):
+                for check in value:
+                    if check not in rule.severities:
+                        checks = ", ".join(sorted(rule.severities)) or "none"
+                        problems.append(((("rules", rule_id, key, check)),
+                                         f"unknown check {check!r} of rule {rule_id} (checks: "
+                                         f"{checks})"))
             if key in RESERVED:
                 continue
             where = ("rules", rule_id, key)

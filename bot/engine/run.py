@@ -345,7 +345,8 @@ def _policy(rules: Sequence[Rule], outputs: Sequence[RuleOutput], model: Model, 
         settings = config.settings(unused)
         active = {r.id for r in rules}
         for violation in suppressions.unused(active):
-            result.findings.append(make_finding(unused, violation, settings.severity))
+            result.findings.append(make_finding(unused, violation,
+                                                settings.severity_for(violation.kind)))
     result.findings.sort(key=total_order)
     result.stats = {
         "files": len(model.files), "objects": len(model.objects), "rules": len(rules),
@@ -537,7 +538,8 @@ def _output(rule: Rule, settings: RuleSettings, decisions: Iterable[Decision],
     out = RuleOutput()
     for decision in decisions:
         if isinstance(decision, Violation):
-            out.findings.append(make_finding(rule, decision, settings.severity, model))
+            out.findings.append(make_finding(rule, decision, settings.severity_for(decision.kind),
+                                             model))
             out.owners.append(id(decision.obj) if decision.obj is not None else 0)
         elif isinstance(decision, QuietPlace):
             line, _ = decision.obj.position(decision.path)
