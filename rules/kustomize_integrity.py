@@ -2974,7 +2974,14 @@ def _patches_dropped(base: Model, head: Model) -> Iterator[Violation]:
                         f"this change renames to {new.name}, and its target selects no "
                         f"object now: the build's {obj.kind} {new.namespace or 'default'}/"
                         f"{new.name} loses what the patch set: {said}")
-                    fix = f"Set the target's name to {new.name}, the object's new name."
+                    # (the name its file writes: kustomize selects a target by the object's
+                    # original name or its current one, and a namePrefix of the patch's own
+                    # kustomization comes after its patches; new-user trial eighty-eight D2,
+                    # staging's fix named `stg-storefront`, which selects nothing)
+                    written = new.name_as_written
+                    fix = (f"Set the target's name to {written}, the object's new name"
+                           + (f" as its file writes it (the build names it {new.name})"
+                              if written != new.name else "") + ".")
                 yield Violation(
                     None, found.entry + ("target",), message, fix=fix, kind="patch-dropped",
                     file=k.file, line=line, column=column,

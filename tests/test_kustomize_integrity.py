@@ -3099,6 +3099,19 @@ patches:
          "set: spec.replicas is 1, not 2"),
         ("error", "prod/kustomization.yaml", 5, "Deployment ai/vllm-qwen loses what the patch "
          "set: spec.template.spec.nodeName is unset, not gpu-1")]
+    # the fix names the target kustomize selects, the name the file writes: the overlay's
+    # own namePrefix comes after its patches (new-user trial eighty-eight D2: staging's fix
+    # said `stg-storefront`, which selects nothing)
+    repo.git("checkout", "-q", base)
+    prefixed = repo.commit({"prod/kustomization.yaml": "namePrefix: prod-\n" + overlay})
+    renamed = repo.commit({"base/deployment.yaml": deployment.replace("name: vllm,",
+                                                                      "name: vllm-qwen,")})
+    _, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", prefixed, "--head",
+                         renamed, "--platform", "none", "--format", "json", "--rule",
+                         "kustomize-integrity"], capsys)
+    assert {f["fix"] for f in json.loads(out)["findings"]} == {
+        "Set the target's name to vllm-qwen, the object's new name as its file writes it (the "
+        "build names it prod-vllm-qwen)."}
     repo.git("checkout", "-q", base)
     removed = repo.commit({"base/deployment.yaml": deployment.replace("kind: Deployment",
                                                                       "kind: StatefulSet")})
