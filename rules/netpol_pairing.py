@@ -94,7 +94,10 @@ In a review, a fourth source of intended flows is checked against what the chang
   never an address in an env value, an arg or a ConfigMap's data ("shop/prod-web calls
   db:5432, but its build renames Service shop/db to prod-db (namePrefix prod-) ..."); a
   warning when the namespace holds a chart or an operator that may make a Service of that
-  name. A review says it once, as the head's finding. A lint also says, as a warning, an
+  name. So is, as a warning, an address naming no Service of its cluster that is a renamed
+  Service's written name under another prefix or suffix (`stg-postgres` where the build
+  makes `postgres` `staging-postgres`: the overlay's old prefix kept; new-user trial
+  eighty-eight). A review says it once, as the head's finding. A lint also says, as a warning, an
   address naming a Service its cluster lacks and another cluster of the repository has
   ("its cluster has no Service shop/payments (only cluster home has it)"): a cluster's
   DNS answers its own Services only.
@@ -568,7 +571,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
 from reviewbot.load.paths import Path, dig, format_path, stable_path
@@ -3520,11 +3523,16 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
                 gone = [s for b in builds(decl.obj) for s in was.get(b, {}).get(key, ())] if (
                     not found and was and not any(key in named for named in has.values())
                     and not chart_of_tree) else []
-                if gone:  # (a value several builds make: once, naming each)
+                stale = _stale_renamed(e, [was.get(b, {}) for b in builds(decl.obj)]) if (
+                    not found and not gone and was and not chart_of_tree and not any(
+                        key in named for named in has.values())) else None
+                if gone or stale is not None:  # (a value several builds make: once, naming
+                    # each)
                     doc, at = decl.obj.written(decl.path)
                     renames.setdefault((id(doc), at, e.text), []).append((
                         f"{pod.namespace}/{pod.name}",
-                        _renamed_call(view, pod, decl, _renamed_alike(pod.obj, gone))))
+                        _renamed_call(view, pod, decl, _renamed_alike(pod.obj, gone)) if gone
+                        else _stale_call(view, pod, decl, cast("Service", stale))))
                     continue
                 if not found and held and cluster != DEFAULT_CLUSTER and (
                         str(cluster) not in held.get(key, (str(cluster),))):
@@ -3693,6 +3701,40 @@ def _renamed_call(view: Model, pod: PodTemplate, decl: Declaration,
                f"{name} answers")
     fix = (f"Write {service.name} in the address (a patch of the overlay, or a replacement "
            f"from Service {service.namespace}/{service.name}'s metadata.name).")
+    return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
+                     key=_call_key(decl), doubt=doubt,
+                     cause=f"Service {name} renamed {service.name}")
+
+
+def _stale_renamed(e: Endpoint, renamed: Sequence[Mapping[tuple[str, str], list[Service]]]
+                   ) -> Service | None:
+    """The one Service of the caller's builds (``renamed``: by namespace and the name its
+    file writes, those a namePrefix or nameSuffix renamed) that an address naming no Service
+    names by its written name under another prefix or suffix (`stg-postgres` where the build
+    now makes `postgres` `staging-postgres`: new-user trial eighty-eight D5); else None."""
+    found = {id(s): s for by_name in renamed for (namespace, written), services in
+             by_name.items() if namespace == e.namespace and written != e.service and (
+                 e.service.endswith("-" + written) or e.service.startswith(written + "-"))
+             for s in services if s.name != e.service}
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _stale_call(view: Model, pod: PodTemplate, decl: Declaration,
+                service: Service) -> Violation:
+    """``dependency-missing`` in a lint, a warning: an address naming no Service of its
+    cluster whose name is a renamed Service's written name under another prefix or suffix
+    (:func:`_stale_renamed`): the address kept the old prefix of its overlay, and no Service
+    answers it, unless one the repository does not show does."""
+    e = decl.endpoint
+    caller, name = f"{pod.namespace}/{pod.name}", f"{e.namespace}/{e.service}"
+    written = service.obj.name_as_written
+    how, unseen = _renaming(view, e.namespace, written, service.name)
+    message = (f"{caller} calls {e.text}:{e.port}, but no Service {name} is in its cluster: "
+               f"its build names Service {written} {service.name}{how}, and kustomize renames "
+               "no address written in a value")
+    fix = (f"Write {service.name} in the address (a patch of the overlay, or a replacement "
+           f"from Service {service.namespace}/{service.name}'s metadata.name).")
+    doubt = unseen or f"whether a Service {name} is made outside the repository"
     return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
                      key=_call_key(decl), doubt=doubt,
                      cause=f"Service {name} renamed {service.name}")

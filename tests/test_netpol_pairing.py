@@ -2049,6 +2049,36 @@ spec:
         "reviewbot could not see whether HelmRelease postgres-v2 in charted makes a Service db.")
 
 
+def test_an_address_keeping_an_old_name_prefix_names_no_service(tmp_path: Path) -> None:
+    """New-user trial eighty-eight D5: staging's `namePrefix: stg-` became `staging-`, its
+    ConfigMap still calls `stg-postgres:5432`: the review said every address names a Service
+    the change removes, a lint nothing. An address naming no Service of its cluster that is
+    a renamed Service's written name under another prefix is `dependency-missing`, a warning
+    (a Service of that name may be made outside the repository)."""
+    app = deployment("api", "", "{app: api}").replace(", namespace: }", "}").replace(
+        "image: x", "image: x\n        env: [{name: DB, value: 'stg-postgres:5432'}]") + (
+        "---\napiVersion: v1\nkind: Service\nmetadata: {name: postgres}\n"
+        "spec: {selector: {app: postgres}, ports: [{port: 5432}]}\n")
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [app.yaml]\n",
+        "base/app.yaml": app,
+        "staging/kustomization.yaml": "namespace: shop\nnamePrefix: staging-\n"
+                                      "resources: [../base]\n"})
+    found = [f for f in lint_dir(tmp_path, only=[RULE]).findings
+             if f.kind == "dependency-missing"]
+    assert [(f.severity, f.message.split(". Not certain")[0], f.fix) for f in found] == [(
+        "warning", "shop/staging-api calls stg-postgres:5432, but no Service shop/stg-postgres "
+        "is in its cluster: its build names Service postgres staging-postgres (namePrefix "
+        "staging-), and kustomize renames no address written in a value",
+        "Write staging-postgres in the address (a patch of the overlay, or a replacement "
+        "from Service shop/staging-postgres's metadata.name).")]
+    # the prefix the address writes is the build's: nothing
+    (tmp_path / "staging/kustomization.yaml").write_text(
+        "namespace: shop\nnamePrefix: stg-\nresources: [../base]\n")
+    assert [f for f in lint_dir(tmp_path, only=[RULE]).findings
+            if f.kind == "dependency-missing"] == []
+
+
 def test_two_overlays_of_one_namespace_each_name_their_own_renamed_service(
         tmp_path: Path) -> None:
     """New-user trial forty: dev (`namePrefix: dev-`) and staging (`stg-`) overlays of one
