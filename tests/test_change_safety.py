@@ -3181,6 +3181,22 @@ def test_a_statefulset_a_change_renames_starts_on_new_claims(
          "stays in data-postgres-0, which none of them mounts",
          "Keep the StatefulSet's name, or copy each claim's data to its new claim "
          "(data-postgres-0 to data-shop-postgres-0) before the new pods start.")]
+    # two overlays renamed alike by one change: each is its own namespace's (new-user trial
+    # eighty-eight D1 paired staging's stg-postgres with production's postgresql)
+    two = GitRepo(tmp_path / "two")
+    was = two.commit({
+        "base/kustomization.yaml": "resources: [postgres.yaml]\n",
+        "base/postgres.yaml": STATEFUL,
+        "overlays/prod/kustomization.yaml": "namespace: prod\nresources: [../../base]\n",
+        "overlays/staging/kustomization.yaml": ("namespace: staging\nnamePrefix: stg-\n"
+                                               "resources: [../../base]\n")})
+    now = two.commit({"base/postgres.yaml": STATEFUL.replace("name: postgres,",
+                                                             "name: postgresql,")})
+    _, found = review(two, was, now, capsys)
+    assert sorted(f["message"].split(" in this change")[0] for f in found
+                  if f["rule"] == RULE and "claims" in f["message"]) == [
+        "StatefulSet prod/postgres becomes prod/postgresql",
+        "StatefulSet staging/stg-postgres becomes staging/stg-postgresql"]
     # new-user trial forty-eight: another namespace, the name kept ("named after it", "copy
     # data-postgres-0 to data-postgres-0")
     moved = repo.commit({"overlays/prod/kustomization.yaml": (

@@ -1196,12 +1196,27 @@ def renamed_claims(diff: TreeDiff, head: Model) -> Iterator[Violation]:
         return
     added = [e.head for e in diff.objects if e.status == "added" and e.kind == "StatefulSet"
              and e.head is not None]
+    # each head StatefulSet made from the same manifest is one base's at most, one of its
+    # own namespace first (new-user trial eighty-eight D1: staging's stg-postgres paired
+    # with production's postgresql, "becomes shop-prod/postgresql")
+    made: dict[int, KObject] = {}
+    used: set[int] = set()
+    for same in (True, False):
+        for entry in claiming:
+            old = entry.base
+            assert old is not None
+            if entry.status == "renamed" or id(entry) in made:
+                continue
+            found = next((h for h in added if id(h) not in used and h.file == old.file
+                          and h.path == old.path and h.doc.index == old.doc.index
+                          and (h.namespace == old.namespace) == same), None)
+            if found is not None:
+                made[id(entry)] = found
+                used.add(id(found))
     for entry in claiming:
         old = entry.base
         assert old is not None
-        new = entry.head if entry.status == "renamed" else next(
-            (h for h in added if h.file == old.file and h.path == old.path
-             and h.doc.index == old.doc.index), None)
+        new = entry.head if entry.status == "renamed" else made.get(id(entry))
         if new is None:
             continue
         template = next((str(name) for t in items(old.get(("spec", "volumeClaimTemplates")))
