@@ -1108,6 +1108,47 @@ def test_a_patch_naming_what_the_overlay_s_own_prefix_makes_is_told_the_base_nam
                            "patches are applied.")
 
 
+def test_a_patch_whose_object_is_gone_is_missing_whatever_its_own_transformers_do(
+        tmp_path: Path) -> None:
+    """Judge round EL: an overlay's `transformers:` named a ReplacementTransformer, which
+    reviewbot does not run, and its patch of a Deployment no base makes went unsaid; kustomize
+    runs the kustomization's own `transformers:` after its patches, so `kubectl kustomize`
+    refuses the build alike ("no matches for Id Deployment.v1.apps/auth.[noNs]"). A plugin
+    whose output the patches do meet (a generator's, a base's transformers) still hides it."""
+    plugin = """
+        apiVersion: builtin
+        kind: ReplacementTransformer
+        metadata: {name: versions}
+        replacements:
+          - source: {kind: ConfigMap, name: versions, fieldPath: data.tag}
+            targets: [{select: {kind: Service}, fieldPaths: [metadata.annotations.tag]}]
+        """
+    auth = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: auth}\nspec: {replicas: 2}\n"
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [service.yaml]\n",
+        "base/service.yaml": SERVICE,
+        "overlay/kustomization.yaml": """
+            resources: [../base]
+            patches:
+              - path: auth.yaml
+            transformers: [versions.yaml]
+            """,
+        "overlay/versions.yaml": plugin,
+        "overlay/auth.yaml": auth,
+        "generated/kustomization.yaml": "resources: [../base]\npatches: [{path: auth.yaml}]\n"
+                                        "generators: [generator.yaml]\n",
+        "generated/generator.yaml": "apiVersion: example.com/v1\nkind: AuthGenerator\n"
+                                    "metadata: {name: auth}\n",
+        "generated/auth.yaml": auth,
+        "plugged/kustomization.yaml": "resources: [../base]\ntransformers: [versions.yaml]\n",
+        "plugged/versions.yaml": plugin,
+        "above/kustomization.yaml": "resources: [../plugged]\npatches: [{path: auth.yaml}]\n",
+        "above/auth.yaml": auth,
+    })
+    assert [(f[0], f[1], f[2]) for f in found(lint(tmp_path))] == [
+        ("overlay/kustomization.yaml", 3, "error")]
+
+
 def test_patches_kustomize_accepts_or_the_model_cannot_judge_are_quiet(tmp_path: Path) -> None:
     json6902 = """  patch: '[{"op": "add", "path": "/spec/type", "value": "NodePort"}]'\n"""
     write(tmp_path, {

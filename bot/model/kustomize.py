@@ -275,6 +275,10 @@ class Build:
 
     # Argo CD applies the folder's files as written (a directory source): no kustomize
     written: bool = False
+    # the plugins are only the kustomization's own ``transformers:`` entries, which kustomize
+    # runs last (KustTarget.runTransformers: its builtin transformers, ``patches`` among them,
+    # first): what its patches meet is known without them
+    late_plugins: bool = False
 
     @functools.cached_property
     def finished(self) -> list[Resource]:
@@ -1628,8 +1632,10 @@ class Graph:
                 build.remote.append(entry)
                 continue
             self._component(build, target, stack)
+        earlier = build.plugins
         build.resources = self._transform(k, build.resources, build, True, stack,
                                           build.unmatched)
+        build.late_plugins = build.plugins and not earlier
         build.variables = build.variables + _vars(k)
         if k.body.get("helmCharts") or folder in self.fleet_charts():
             build.helm = True
@@ -1640,6 +1646,7 @@ class Graph:
                             build.files.add(join(chart, name))  # read here)
         if any(k.body.get(key) for key in ("generators", "validators")):
             build.plugins = True
+            build.late_plugins = False
             build.files.update(self.plugin_inputs(k))  # (read by the plugin, not objects)
         return build
 

