@@ -3473,7 +3473,7 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
     it lists, so the connection is refused (new-user trial thirty-four: a lint said nothing
     of the api's 6379 beside the Service's 6380). A headless or ExternalName Service
     forwards any port; a chart's Services and callers are not judged."""
-    from reviewbot.model.releases import every_service
+    from reviewbot.model.releases import every_service, releases
 
     listed = any(_port_judged(s) and _forwards_listed(s) for s in every_service(model))
     renamed = any(s.obj.kind == "Service" and s.obj.name_as_written != s.name
@@ -3485,6 +3485,10 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
     said: set[tuple[Any, ...]] = set()
     renames: dict[tuple[Any, ...], list[tuple[str, Violation]]] = {}
     refused: dict[tuple[Any, ...], list[tuple[str, Violation]]] = {}
+    # a ConfigMap's value the pods behind its Service load whole too (the first such
+    # reader), and the values a reader names itself (`configMapKeyRef`: its intent)
+    own: dict[tuple[Any, ...], str] = {}
+    naming: set[tuple[Any, ...]] = set()
     clusters = views(model)
     # (namespace, name) -> the clusters whose build has that Service (several clusters only)
     held: dict[tuple[str, str], list[str]] = {}
@@ -3503,6 +3507,8 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
                 has.setdefault(b, {}).setdefault((service.namespace, service.name), []).append(
                     service)
         was = _renamed_services(view, builds) if renamed else {}
+        # a chart's pod as its templates render it (app-template's labels)
+        rendered = {made: p for r in releases(view) for made, p in r.pods.items()}
         for pod in view.pods:
             chart_of_tree = pod.origin is not None and pod.origin.chart != "app-template" and (
                 isinstance(pod.obj, ValuesObject) and pod.obj.own)
@@ -3559,8 +3565,14 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
                     continue  # (a host and port apart, a script's text)
                 doc, at = decl.obj.written(decl.path)  # (a value several builds make: once,
                 # naming the others: new-user trial forty-two, b's overlay unsaid)
-                callers = refused.setdefault((id(doc), at, e.text, e.port), [])
+                group = (id(doc), at, e.text, e.port)
+                callers = refused.setdefault(group, [])
                 caller = f"{pod.namespace}/{pod.name}"
+                if decl.obj.kind == "ConfigMap" and decl.named:
+                    naming.add(group)
+                elif decl.obj.kind == "ConfigMap" and _behind(
+                        rendered.get(id(pod), pod), found):
+                    own.setdefault(group, caller)
                 if not callers:
                     refusal = _refused_call(
                         pod, decl, found[0], written=str(value).strip() if scheme else "")
@@ -3573,10 +3585,33 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
                     callers.append((caller, refusal))
                 elif all(caller != c for c, _ in callers):
                     callers.append((caller, callers[0][1]))
-    for alike in (*refused.values(), *renames.values()):
+    for group, alike in (*refused.items(), *renames.items()):
         # the certain one first (a namespace no chart or operator shares), naming the rest
         (_, first), *rest = sorted(alike, key=lambda c: c[1].doubt is not None)
-        yield _so_do(first, [caller for caller, _ in rest])
+        found_v = _so_do(first, [caller for caller, _ in rest])
+        if group in own and group not in naming and found_v.doubt is None:
+            found_v = _doubting(found_v, _address_book(found_v, own[group]))
+        yield found_v
+
+
+def _behind(pod: PodTemplate, services: Sequence[Service]) -> bool:
+    """Whether ``pod`` is among the pods a Service of ``services`` selects (its namespace,
+    every label of a selector that names some)."""
+    return any(s.selector and s.namespace == pod.namespace and all(
+        pod.labels.get(k) == v for k, v in s.selector.items()) for s in services)
+
+
+def _address_book(v: Violation, reader: str) -> str:
+    """The doubt of an address a ConfigMap holds that the pods behind the Service it names
+    load whole too (``reader``): a map the application's parts all read, each part's address
+    in it (immich's `IMMICH_SERVER_URL` beside `IMMICH_MACHINE_LEARNING_URL`, read by the
+    server itself), says where a part is, not that each reader calls it; a key no part reads
+    any more calls nothing (judge round EL: a stale `immich-server:3001` refused to none)."""
+    name = f"{v.obj.namespace}/{v.obj.name}" if v.obj is not None else "the ConfigMap"
+    return (f"whether any workload reading it dials the address: ConfigMap {name} is loaded "
+            f"whole by {reader} too, the workload behind the Service it names, so it holds "
+            "the application's addresses for all of its parts, and which part dials which, "
+            "if any, is not written")
 
 
 def _passed_on(pod: PodTemplate, decl: Declaration | None) -> str | None:

@@ -1985,6 +1985,48 @@ spec:
         "Point the address at a port Service data/redis has (6380), or add port 6379 to it.")]
 
 
+def test_a_wrong_port_in_a_configmap_the_named_service_s_own_pods_load_is_not_certain(
+        tmp_path: Path) -> None:
+    """Judge round EL: immich's settings ConfigMap, loaded whole (`envFrom`) by the server,
+    its microservices and its machine learning, kept `IMMICH_SERVER_URL: ...:3001` after the
+    server moved to 2283; no part of Immich reads that key any more. A map the pods behind
+    the Service it names read too holds the application's own addresses, each part's, not
+    one caller's dependency: which reader dials it, if any, is not written (a warning). A
+    map the named Service's pods do not read stays a caller's call (an error)."""
+    reads = "image: x\n        envFrom: [{configMapRef: {name: %s}}]"
+    server = deployment("server", "photos", "{app: server}").replace(
+        "image: x", reads % "settings")
+    ml = deployment("ml", "photos", "{app: ml}").replace("image: x", reads % "settings")
+    worker = deployment("worker", "photos", "{app: worker}").replace(
+        "image: x", reads % "worker")
+    rest = """
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: photos}
+data:
+  SERVER_URL: http://server.photos.svc.cluster.local:3001
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: worker, namespace: photos}
+data:
+  SERVER_URL: http://server.photos.svc.cluster.local:3001
+---
+apiVersion: v1
+kind: Service
+metadata: {name: server, namespace: photos}
+spec:
+  selector: {app: server}
+  ports: [{port: 2283}]
+"""
+    result = lint_text(tmp_path, server + ml + worker + rest, only=[RULE])
+    found = [(f.line, f.kind, f.severity) for f in result.findings]
+    assert found == [(48, "dependency-port", "warning"), (54, "dependency-port", "error")]
+    assert "is loaded whole by photos/server too, the workload behind the Service it " \
+        "names" in result.findings[0].message
+
+
 def test_a_call_by_the_name_a_prefix_renamed_reaches_no_service(tmp_path: Path) -> None:
     """New-user trial thirty-seven: prod's overlay sets `namePrefix: prod-`, and the web's
     `DB_HOST: db:5432` stays as written (kustomize renames a Service's references in the
