@@ -112,8 +112,12 @@ In a review, a fourth source of intended flows is checked against what the chang
   headless or `ExternalName` Service, other charts' Services and callers are not judged; an
   env value's http(s)
   URL without a port (or a ConfigMap key's the pod reads as env) calls the one its scheme
-  gives (80, 443): a warning (a URL may be a setting the program rewrites). In a review, a
-  port the change takes away says so after it.
+  gives (80, 443): a warning (a URL may be a setting the program rewrites). So is an address
+  in a ConfigMap that the pods behind the Service it names load whole too (`envFrom`): the
+  application's addresses for all of its parts, each reader's call not written (immich's
+  `IMMICH_SERVER_URL`, read by the server itself, a key no part reads any more); a reader
+  naming the key (`configMapKeyRef`) keeps it certain. In a review, a port the change takes
+  away says so after it.
 
 Both name what a flow no ingress admits is caused by (its destination and connections) and
 give the finding at each caller's place (the first 10): a review shows an egress rule's
