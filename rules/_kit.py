@@ -11,6 +11,7 @@ cluster, made once for every rule that judges each cluster on its own.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from reviewbot.model.images import DIGEST, ImageRef, parse_image
@@ -18,8 +19,8 @@ from reviewbot.model.objects import Container, KObject, Model, Path, PodTemplate
 from reviewbot.model.workload import Parallelism, argv, image_ref, parallelism
 
 __all__ = ["DIGEST", "ImageRef", "argv_of", "each_container", "each_pod", "file_of",
-           "image_ref", "parallelism_of", "parse_image", "record_doubt", "template_doubt",
-           "views"]
+           "host_accepted", "image_ref", "parallelism_of", "parse_image", "record_doubt",
+           "template_doubt", "views"]
 
 ALL_ROLES = ("container", "initContainer", "ephemeralContainer")
 RUNNING = ("container", "initContainer")  # containers that hold resources and take GPUs
@@ -122,3 +123,15 @@ def record_doubt(obj: KObject, unknown: frozenset[str] | None = None) -> str | N
     return (f"whether this document is a Kubernetes object at all: it has no metadata, "
             f"so no API server accepts it as written, and {keys_are}; another tool may read "
             "it (a Hive SyncSet's patch, a generator's input)")
+
+
+# a DNS-1123 subdomain, as the API server checks an Ingress rule's host (a wildcard's rest)
+_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def host_accepted(host: str) -> bool:
+    """Whether the API server accepts ``host`` as an Ingress rule's host: a DNS-1123
+    subdomain (or ``*.`` one), at most 253 characters, each part at most 63."""
+    name = host[2:] if host.startswith("*.") else host
+    return len(host) <= 253 and bool(_SUBDOMAIN.fullmatch(name)) and all(
+        len(part) <= 63 for part in name.split("."))

@@ -327,7 +327,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   a Kyverno policy whose mutate rule matches them, or a release of the
   kustomize-mutating-webhook chart), which `unsubstituted` heeds too.
   The Kustomization's `postBuild.substitute` is its other place (a review comments there
-  when the change renamed the variable);
+  when the change renamed the variable). An Ingress rule's host it leaves no DNS name
+  (`www.`) says the API server refuses the Ingress, and the apply fails (one finding of one
+  cause: schema's refused host is not said beside it);
 - `patch-shifted` (warning, in a review, at the operation's `path`): a JSON6902 operation
   that set a field of one named list item before the change (`env/2`: LD_DB_DATABASE) and
   sets the same field of another after it (LD_DB_PORT): an item the change added or removed
@@ -565,6 +567,7 @@ from reviewbot.model.reach import (
     unused_base,
 )
 from reviewbot.model.resource import GENERATED_UNKNOWN, dict_of, unparsed_patches
+from reviewbot.rules._kit import host_accepted
 from reviewbot.sources.tree import NOT_APPLIED, SYMLINK
 from reviewbot.words import closest, one_word_apart
 
@@ -3559,7 +3562,7 @@ def _unset_variables(model: Model) -> Iterator[Violation]:
                 f"in the post-build substitution{by}: neither its substitute nor its "
                 f"substituteFrom{read} sets {'it' if len(names) == 1 else 'them'}, so Flux "
                 f"writes {'it' if len(names) == 1 else 'them'} as the empty string"
-                + _reads(obj.get(path)))
+                + _reads(obj.get(path)) + _refused_host(obj, path, by))
             fix = (f"Set {text} in the Kustomization's postBuild (substitute, or the "
                    "ConfigMap or Secret it reads), give it a default ("
                    f"${{{names[0][2:-1]}:=...}}), or write $${{{names[0][2:-1]}}} where the "
@@ -3655,6 +3658,18 @@ def _unsubstituted(model: Model) -> Iterator[Violation]:
                               f"{obj.kind} {obj.namespace or 'default'}/{obj.name} it applies "
                               f"writes ${{{name}}}, which it leaves as written",
                               kind="unsubstituted"),))
+
+
+def _refused_host(obj: KObject, path: Path, by: str) -> str:
+    """What the API server makes of an emptied Ingress rule's host it does not accept
+    (``schema``'s check, said here once: new-user trial eighty-nine D11)."""
+    host = obj.get(path)
+    if obj.kind != "Ingress" or obj.api_version != "networking.k8s.io/v1" or len(path) != 4 or (
+            path[:2] != ("spec", "rules") or path[3] != "host") or not isinstance(host, str) or (
+            not host) or host_accepted(host):
+        return ""
+    return (", which is no DNS name the API server accepts: it refuses the Ingress"
+            + (f", and the apply{by} fails" if by else ""))
 
 
 def _reads(value: Any) -> str:

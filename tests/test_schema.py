@@ -1367,6 +1367,61 @@ def test_a_quantity_flux_substitutes_with_nothing_names_the_unset_variable(
         "substituteFrom), or give it a default (${PAPERLESS_CAPACITY:=<quantity>}).")]
 
 
+def test_an_ingress_host_an_unset_variable_empties_is_said_once(tmp_path: Path) -> None:
+    """New-user trial eighty-nine D11: production's `APP_DOMAIN` renamed, an Ingress's
+    `host: www.${APP_DOMAIN}` became `www.`: `unset-variable` and schema's refused host, two
+    errors of one cause on one line. The unset variable's error says it, the refusal with
+    it."""
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "clusters/home/flux-system/gotk-sync.yaml": """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: flux-system, namespace: flux-system}
+            spec: {interval: 1m, url: "https://github.com/me/home.git", ref: {branch: main}}
+            ---
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: flux-system, namespace: flux-system}
+            spec:
+              interval: 10m
+              path: ./clusters/home
+              prune: true
+              sourceRef: {kind: GitRepository, name: flux-system}
+            """,
+        "clusters/home/apps.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: apps, namespace: flux-system}
+            spec:
+              interval: 10m
+              path: ./apps/web
+              prune: true
+              sourceRef: {kind: GitRepository, name: flux-system}
+              postBuild:
+                substitute: {PUBLIC_DOMAIN: example.com}
+            """,
+        "apps/web/kustomization.yaml": "resources: [ingress.yaml]\n",
+        "apps/web/ingress.yaml": """
+            apiVersion: networking.k8s.io/v1
+            kind: Ingress
+            metadata: {name: web, namespace: web}
+            spec:
+              rules:
+              - host: "www.${APP_DOMAIN}"
+                http:
+                  paths:
+                  - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
+            """})
+    result = lint_dir(tmp_path, only=["schema", "kustomize-integrity"])
+    assert [(f.rule, f.line, f.severity, f.message.split("the field reads ")[-1])
+            for f in result.findings] == [(
+                "kustomize-integrity", 6, "error",
+                "'www.', which is no DNS name the API server accepts: it refuses the Ingress, "
+                "and the apply of Flux Kustomization flux-system/apps fails")]
+
+
 def test_a_crd_a_chart_of_its_name_may_install_too_is_not_the_certain_schema(
         tmp_path: Path) -> None:
     """Judge round BL (Black-And-White-Club/all-infrastructure, 18 errors): the tree holds a
