@@ -147,7 +147,13 @@ reviewbot checks every `kustomization.yaml` in the tree:
   stops before the wave that would create it, unless the cluster holds it from an earlier
   sync. `CreateNamespace=true` does not help: Argo CD creates the destination namespace
   only when the Application's manifests hold no Namespace of that name (gitops-engine's
-  `autoCreateNamespace`). Not where the repository creates the Namespace elsewhere too;
+  `autoCreateNamespace`). Not where the repository creates the Namespace elsewhere too.
+  So is, between the Applications of an app of apps, the Application applying a
+  CustomResourceDefinition in a later wave than another Application of the same parent
+  that applies custom resources of its kind (at its sync-wave; the other's its other
+  place): the parent creates its Applications wave by wave, and the earlier one's first
+  sync finds no kind (whether a wave waits for the ones before, a health check of
+  Applications in argocd-cm, is said as not seen);
 - a YAML manifest (a file with Kubernetes objects) in a kustomization's folder that no
   kustomization references is reported (`unreachable`, warning: it will never be applied;
   in a review, one the pull request causes by removing its entry is placed on the line that
@@ -725,6 +731,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _hooks_before_waves(model)
     yield from _keys_missing(model)
     yield from _waves_before_their_namespace(model)
+    yield from _applications_before_their_crd(model)
     yield from _crds_of_own_releases(model)
     yield from _applied_twice(model)
     yield from _floating_charts(model)
@@ -1337,6 +1344,84 @@ def _waves_before_their_namespace(model: Model) -> Iterator[Violation]:
                  # (without it, wave 0: before objects of wave 0 and later only)
                  + (", or remove its sync-wave annotation." if waved and phase == mine[0]
                     and wave >= 0 else ".")))
+
+
+def _applications_before_their_crd(model: Model) -> Iterator[Violation]:
+    """``wave-order`` between the Applications of an app of apps (a warning: the cluster may
+    hold the CRD from an earlier sync, and whether a wave waits for the Applications before
+    it is Argo CD's configuration), at the sync wave of the Application that applies a
+    CustomResourceDefinition: another Application of the same parent applies custom
+    resources of its kind in an earlier wave (new-user trial eighty-eight D3: platform-crds
+    moved from wave -2 to 2, after llm-prod's ServiceMonitor, "nothing"). The parent creates
+    its Applications wave by wave; the earlier one's sync finds no kind."""
+    crds = [o for o in model.objects if o.group == "apiextensions.k8s.io"
+            and o.kind == "CustomResourceDefinition" and o.file not in model.unapplied]
+    if not crds:
+        return
+    parents: dict[int, tuple[KObject, ...]] = {}
+
+    def apps(obj: KObject) -> list[KObject]:
+        """The Argo CD Applications that apply ``obj``, each applied by an Application (a
+        parent) with its wave; none when something else applies it too."""
+        found = [m.applier for m in makers(model, obj)]
+        if not found or any(a is None or a.group != ARGO_GROUP or a.kind != "Application"
+                            for a in found):
+            return []
+        return [a for a in found if a is not None]
+
+    def parent(app: KObject) -> tuple[KObject, ...]:
+        if id(app) not in parents:
+            parents[id(app)] = tuple(a for a in apps(app))
+        return parents[id(app)]
+
+    for crd in crds:
+        group, kind = crd.get(("spec", "group")), crd.get(("spec", "names", "kind"))
+        owners = apps(crd)
+        if not isinstance(group, str) or not isinstance(kind, str) or not owners:
+            continue
+        waves = [_sync_order(a.annotations) for a in owners]
+        if any(w is None or not parent(a) for w, a in zip(waves, owners, strict=True)):
+            continue
+        first = min(waves, key=lambda w: w or (0, 0))
+        assert first is not None
+        earlier: list[tuple[tuple[int, int], KObject, KObject]] = []
+        for obj in model.objects:
+            if obj.kind != kind or obj.group != group or obj.file in model.unapplied:
+                continue
+            users = apps(obj)
+            if not users or any(u in owners for u in users):
+                continue  # (the same Application's: its own waves order them)
+            for user in users:
+                theirs = _sync_order(user.annotations)
+                if theirs is not None and theirs < first and set(
+                        map(id, parent(user))) & {id(p) for a in owners for p in parent(a)}:
+                    earlier.append((theirs, user, obj))
+        if not earlier:
+            continue
+        earlier.sort(key=lambda e: (e[0], e[1].ref, e[2].ref))
+        (_, wave), user, obj = earlier[0]
+        owner = next(a for a, w in zip(owners, waves, strict=True) if w == first)
+        waved = ARGO_WAVE in owner.annotations
+        more = f" and {len(earlier) - 1} more" if len(earlier) > 1 else ""
+        message = (
+            f"Application {owner.namespace}/{owner.name} applies CustomResourceDefinition "
+            f"{crd.name} in sync wave {first[1]}" + ("" if waved else " (it names none)")
+            + f", after Application {user.namespace}/{user.name} (wave {wave}), which applies "
+            f"{obj.kind} {obj.name}{more}: their parent creates its Applications wave by wave, "
+            f"so at the first sync {user.name}'s apply finds no kind {kind} ({group}) and its "
+            "sync fails until the CRD is there")
+        fix = (f"Give Application {owner.name} a sync wave before {user.name}'s "
+               f"(argocd.argoproj.io/sync-wave: \"{wave - 1}\").")
+        yield Violation(
+            owner, ("metadata", "annotations", ARGO_WAVE) if waved else ("metadata", "name"),
+            message, kind="wave-order", fix=fix,
+            doubt=(f"whether the cluster already holds CustomResourceDefinition {crd.name} "
+                   "from an earlier sync, and whether Argo CD waits for an Application's "
+                   "health before the next wave (a health check of argoproj.io/Application "
+                   "in argocd-cm: then the later wave never comes)"),
+            others=(Violation(user, ("metadata", "annotations", ARGO_WAVE)
+                              if ARGO_WAVE in user.annotations else ("metadata", "name"),
+                              message, fix=fix, kind="wave-order"),))
 
 
 def _syncs(model: Model, obj: KObject, appliers: Sequence[KObject]) -> set[tuple[int, str]]:
