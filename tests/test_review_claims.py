@@ -2057,3 +2057,50 @@ def test_a_finding_of_one_cluster_takes_the_other_places_of_its_own_cluster(
     assert sorted((f["object"], [a["object"] for a in f["also"]]) for f in lost) == [
         ("Service/shop-dev/api", ["Deployment/shop-dev/api"]),
         ("Service/shop-staging/stg-api", ["Deployment/shop-staging/stg-api"])]
+
+
+def test_a_file_moved_unchanged_is_commented_at_the_entry_that_now_lists_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial eighty-nine D6: the ClusterIssuers moved (`git mv`) beside the
+    cert-manager release, into its Flux Kustomization: crd-order's warning sat on the moved
+    file, whose lines git shows as a rename without a line, and had no inline comment. A
+    file moved unchanged has no changed line; the finding's other place, the entry that now
+    lists it, takes the comment."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+          "metadata: {name: NAME, namespace: flux-system}\n"
+          "spec: {interval: 10m, path: ./NAME, prune: true, "
+          "sourceRef: {kind: GitRepository, name: flux-system}}\n")
+    release = (
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\n"
+        "metadata: {name: jetstack, namespace: flux-system}\n"
+        "spec: {interval: 1h, url: https://charts.jetstack.io}\n---\n"
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+        "metadata: {name: cert-manager, namespace: cert-manager}\n"
+        "spec:\n  interval: 30m\n  chart:\n    spec: {chart: cert-manager, version: v1.19.3, "
+        "sourceRef: {kind: HelmRepository, name: jetstack, namespace: flux-system}}\n")
+    issuer = ("apiVersion: cert-manager.io/v1\nkind: ClusterIssuer\n"
+              "metadata: {name: letsencrypt}\nspec: {selfSigned: {}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/home/flux-system/gotk-sync.yaml": ks.replace("NAME", "flux-system").replace(
+            "./flux-system", "./clusters/home"),
+        "clusters/home/infra.yaml": ks.replace("NAME", "infra"),
+        "clusters/home/configs.yaml": ks.replace("NAME", "configs").replace(
+            "spec: {", "spec: {dependsOn: [{name: infra}], wait: true, "),
+        "infra/kustomization.yaml": "resources:\n  - release.yaml\n",
+        "infra/release.yaml": release,
+        "configs/kustomization.yaml": "resources:\n  - issuer.yaml\n",
+        "configs/issuer.yaml": issuer})
+    repo.git("mv", "configs/issuer.yaml", "infra/issuer.yaml")
+    head = repo.commit({"infra/kustomization.yaml": "resources:\n  - release.yaml\n"
+                                                    "  - issuer.yaml\n",
+                        "configs/kustomization.yaml": "resources: []\n"})
+    _, out, err = review_out(repo, base, head, "markdown", capsys, "--rule",
+                             "kustomize-integrity")
+    inline = err.split("inline comment(s)", 1)[1]
+    assert "\ninfra/kustomization.yaml:3\n" in inline, inline
+    assert "`kustomize-integrity[crd-order]`" in inline
+    assert "Not shown inline" not in out

@@ -29,6 +29,7 @@ class Anchors:
         self._listed_in_head: set[tuple[str, str]] | None = None
         self._lines: dict[str, tuple[Sequence[tuple[str, int, int, int, int]], int]] = {}
         self._blobs: list[dict[str, str]] = []  # (the base's and the head's, once asked)
+        self._gone: set[str] | None = None  # (see _renamed_whole)
 
     def unlisted(self, file: str) -> tuple[str, Place] | None:
         """:func:`unlisted` of ``file``, the entry's place in the head when it has the
@@ -58,6 +59,8 @@ class Anchors:
         """The lines of the head's ``file`` the pull request added or changed (for a removal
         alone, the line that took its place), in order."""
         if file not in self.base.files:
+            if self._renamed_whole(file):
+                return []  # (git shows a file moved unchanged as a rename, with no lines)
             return list(range(1, len(self.head.files[file].text.splitlines()) + 1))
         self.moved(file, 1)  # (the file's opcodes, made once)
         ops, last = self._lines[file]
@@ -66,6 +69,16 @@ class Anchors:
             if tag != "equal":
                 out.extend(range(j1 + 1, j2 + 1) if j2 > j1 else [min(j1 + 1, max(last, 1))])
         return out
+
+    def _renamed_whole(self, file: str) -> bool:
+        """Whether the head's new ``file`` is a base file moved with its text unchanged (the
+        base's path gone from the head): a rename git's diff shows without a line, where a
+        forge takes no inline comment (new-user trial eighty-nine D6: a ClusterIssuer moved
+        beside the cert-manager release, its finding placed on the moved file's lines)."""
+        if self._gone is None:  # (the texts of the base's files the head lacks, once)
+            self._gone = {lf.text for path, lf in self.base.files.items()
+                          if path not in self.head.files}
+        return self.head.files[file].text in self._gone
 
     def moved(self, file: str, line: int) -> Place:
         """Where line ``line`` of the base's ``file`` stands in the head's: itself when the
