@@ -68,7 +68,8 @@ Kinds:
   turns custom all-reduce off on more than two PCIe-only GPUs, so only TP=2 is checked there.
   Other products only where the hang is measured: option `custom-all-reduce-hangs` lists
   their product names (globs; there any TP of 2 or more is checked when the GPUs are not
-  PCIe, TP=2 when they are).
+  PCIe, TP=2 when they are). `lint --fix` appends the flag where the flags are a list of
+  words (`args: [--tensor-parallel-size, "2"]`), not inside a shell line.
 - `sampler`: below 7.5, vLLM with `VLLM_USE_FLASHINFER_SAMPLER` not `0` (unset counts: the
   FlashInfer sampler is used when it is not switched off, and flashinfer's `check_cuda_arch`
   raises on 7.0). The fix is the seed's env: `VLLM_USE_FLASHINFER_SAMPLER=0`. An image of a
@@ -168,7 +169,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.engine.findings import Violation
+from reviewbot.engine.findings import Edit, Violation, edit
 from reviewbot.engine.registry import Option
 from reviewbot.model.images import parse_image
 from reviewbot.model.objects import (
@@ -462,11 +463,12 @@ def _checks(s: _Server, gpus: Sequence[GpuFacts], opts: Mapping[str, Any]) -> It
     if tp is not None and size is not None and size >= 2 and NO_CUSTOM_AR not in _words(s):
         hang = _custom_ar_hangs(gpus, size, opts)
         if hang is not None:
-            yield _violation(
+            found = _violation(
                 s, tp.path, "custom-all-reduce",
                 f"{tp.spelling} on {where} without {NO_CUSTOM_AR}: {hang}",
                 f"Add {NO_CUSTOM_AR} (NCCL then does the all-reduce; on PCIe it costs "
                 "nothing).")
+            yield replace(found, edits=_flag_added(found, tp.path, NO_CUSTOM_AR))
     # sm75+ sampler and attention backends
     if s.engine == "vllm" and cc < (7, 5):
         entry = s.env.get(SAMPLER_ENV)
@@ -770,6 +772,24 @@ def _image_path(s: _Server) -> Path | None:
     if "image" in s.container.body:
         return field_path(s.container, "image")
     return s.runtime[1] + ("image",) if s.runtime is not None else None
+
+
+def _flag_added(found: Violation, at: Path, flag: str) -> tuple[Edit, ...]:
+    """The edit that appends ``flag`` to the list of words the flag at ``at`` is one of (a
+    container's ``args`` or ``command`` written a word an item, where ``lint --fix`` adds a
+    word as one more; new-user trial eighty-eight W5); none where that item is a shell line
+    (`sh -c "vllm serve ..."`: the flag is not a word of its own) or the list is not the
+    finding's object's."""
+    obj = found.obj
+    if obj is None or len(at) < 2 or not isinstance(at[-1], int) or at[-2] not in (
+            "args", "command"):
+        return ()
+    items = obj.get(at[:-1])
+    word = obj.get(at)
+    if not isinstance(items, list) or not isinstance(word, str) or any(
+            c.isspace() for c in word.strip()) or flag in items:
+        return ()
+    return (edit(obj, at[:-1], "append", flag),)
 
 
 def _violation(s: _Server, path: Path, kind: str, message: str, fix: str) -> Violation:

@@ -65,6 +65,20 @@ def test_tp2_on_pcie_volta_needs_the_flag_and_tp4_does_not(tmp_path: Path) -> No
     assert kinds(tmp_path, server(["-tp=2", "--disable-custom-all-reduce"]), V100_PCIE) == []
 
 
+def test_the_flag_the_fix_adds_is_a_mechanical_edit(tmp_path: Path) -> None:
+    """New-user trial eighty-eight W5: `lint --fix` fixed none of the custom all-reduce
+    hang. Where the flags are a list of words, the edit appends the one flag; in a shell
+    line (`sh -c "vllm serve ..."`), no edit: the fix says it."""
+    def edits(name: str, args: list[str]) -> list[list[tuple[str, tuple[object, ...], object]]]:
+        result = lint_text(tmp_path / name, server(args), ["serving-runtime"], V100_PCIE)
+        return [[(e.op, e.path, e.value) for e in f.edits] for f in result.findings]
+
+    assert edits("words", ["--model", "qwen", "--tensor-parallel-size", "2"]) == [[
+        ("append", ("spec", "template", "spec", "containers", 0, "args"),
+         "--disable-custom-all-reduce")]]
+    assert edits("shell", ["'vllm serve qwen --tensor-parallel-size 2'"]) == [[]]
+
+
 def test_measured_hangs_on_other_products_come_from_the_option(tmp_path: Path) -> None:
     config = "cluster:\n  nodes:\n" + node("worker-1", "NVIDIA-L40S", "8.9")
     text = server(["--tensor-parallel-size=2"])
