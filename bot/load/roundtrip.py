@@ -459,7 +459,8 @@ def _nest(path: Path, value: Any) -> Any:
 
 # ---------------------------------------------------------------- writing values
 
-_PLAIN = re.compile(r"[A-Za-z0-9_/.][A-Za-z0-9_./=+-]*")
+# (a command line's flag, `--port`, as the words beside it are written: plain)
+_PLAIN = re.compile(r"--?[A-Za-z][A-Za-z0-9_./=+-]*|[A-Za-z0-9_/.][A-Za-z0-9_./=+-]*")
 _RESERVED = re.compile(
     r"(?i)(y|n|yes|no|true|false|on|off|null|~|[-+]?[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?"
     r"|0x[0-9a-f_]+|0o?[0-7_]+|[-+]?\.(inf|nan)|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?)"
