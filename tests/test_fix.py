@@ -459,6 +459,10 @@ def test_append_follows_the_files_sequence_style(text: str, added: str) -> None:
 def test_strings_that_read_as_other_types_are_quoted() -> None:
     out = apply_changes("a: []\n", [Change(("a",), "append", v) for v in ("y", "2", "on")])
     assert out == 'a: ["y", "2", "on"]\n'
+    # a command line's flag is plain, as the words beside it; a number after `-` is not
+    out = apply_changes("a:\n- --port\n", [Change(("a",), "append", v)
+                                           for v in ("--disable-custom-all-reduce", "-.5")])
+    assert out == 'a:\n- --port\n- --disable-custom-all-reduce\n- "-.5"\n'
 
 
 def test_comments_closing_a_block_stay_with_it() -> None:
