@@ -1371,7 +1371,7 @@ def _applications_before_their_crd(model: Model) -> Iterator[Violation]:
 
     def parent(app: KObject) -> tuple[KObject, ...]:
         if id(app) not in parents:
-            parents[id(app)] = tuple(a for a in apps(app))
+            parents[id(app)] = tuple(apps(app))
         return parents[id(app)]
 
     for crd in crds:

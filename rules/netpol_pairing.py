@@ -765,8 +765,7 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
             if service is None or backend.port is None or backend.namespace not in (
                     None, namespace):
                 continue
-            port = next((sp for sp in service.ports if sp.port == backend.port
-                         or (isinstance(backend.port, str) and sp.name == backend.port)), None)
+            port = _named_port(service, backend.port)
             pods = net.service_pods(service) if port is not None else []
             if port is None or not pods or any(
                     d in net.rendered_by and d not in net.from_chart for d in pods):
@@ -791,12 +790,7 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
             via = (f"port {port.name or port.port if ingress else port.port}" + (
                 f" (targetPort {port.target_port})" if port.target_port != port.port else ""))
             what = _workload_names(net, pods)
-            if not ingress:
-                at: Path = (*backend.path, "port")
-            else:
-                at = (*backend.path, "port", "name" if isinstance(backend.port, str) else "number")
-                if obj.get(at) is None:  # (extensions/v1beta1's backend)
-                    at = (*backend.path, "servicePort")
+            at = _backend_port_path(obj, backend)
             sender = "the ingress controller" if ingress else "the gateway"
             # a policy that would admit it selects no pod at all: that selector is the cause
             # (new-user trial eighty D2: `app: storefont`, the fix said to open default-deny)
@@ -824,6 +818,29 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
                     found_at, obj=astray[0].obj, path=where,
                     key=f"{format_path(where)} -> {format_path(at)}"),))
             yield found_at
+
+
+def _pod_target(net: Network, d: int, port: ServicePort) -> int | None:
+    """The pod port a Service's ``port`` sends to on pod ``d``: its ``targetPort``, a name
+    resolved on the pod (None where the pod declares none of that name and protocol)."""
+    if isinstance(port.target_port, int):
+        return port.target_port
+    return next(iter(net.ports_of(d).get((port.target_port, port.protocol), ())), None)
+
+
+def _named_port(service: Service, wanted: int | str | None) -> ServicePort | None:
+    """The port of ``service`` a backend names, by number or by name."""
+    return next((sp for sp in service.ports if sp.port == wanted
+                 or (isinstance(wanted, str) and sp.name == wanted)), None)
+
+
+def _backend_port_path(obj: KObject, backend: Any) -> Path:
+    """Where a backend writes its Service's port: a route's backendRef ``port``, an
+    Ingress's ``port.name`` or ``port.number`` (``servicePort`` in extensions/v1beta1)."""
+    if obj.kind != "Ingress":
+        return (*backend.path, "port")
+    at: Path = (*backend.path, "port", "name" if isinstance(backend.port, str) else "number")
+    return at if obj.get(at) is not None else (*backend.path, "servicePort")
 
 
 GATEWAY_GROUP = "gateway.networking.k8s.io"
@@ -891,8 +908,7 @@ def _gateway_refused(net: Network, obj: KObject, at: Path, pods: Sequence[int],
     targets: set[int] = set()
     rules: dict[tuple[int, int], tuple[Policy, Rule]] = {}
     for d in pods:
-        target = port.target_port if isinstance(port.target_port, int) else next(
-            iter(net.ports_of(d).get((port.target_port, port.protocol), ())), None)
+        target = _pod_target(net, d, port)
         if not target or not net.isolated_ingress(d) or any(
                 net.policies[n].kind not in CILIUM_KINDS or net.policies[n].rendered_by
                 is not None for n in net.ingress_of[d]):
@@ -1040,8 +1056,7 @@ def _unadmitted_targets(net: Network, pods: Sequence[int], port: ServicePort
 
     targets: set[int] = set()
     for d in pods:
-        target = port.target_port if isinstance(port.target_port, int) else next(
-            iter(net.ports_of(d).get((port.target_port, port.protocol), ())), None)
+        target = _pod_target(net, d, port)
         if not target or not net.isolated_ingress(d) or any(
                 net.rule_conns(r, d).intersect(Conns.ports(port.protocol, target, target))
                 for _, r in _admitting(net, d)):
@@ -1068,8 +1083,7 @@ def _rendered_backends_denied(net: Network, view: Model) -> Iterator[Violation]:
     for release in releases(view):
         for backend in release.backends:
             service = backend.service
-            port = next((sp for sp in service.ports if sp.port == backend.port or (
-                isinstance(backend.port, str) and sp.name == backend.port)), None)
+            port = _named_port(service, backend.port)
             pods = net.service_pods(service) if port is not None else []
             if port is None or not pods:
                 continue
@@ -3745,11 +3759,16 @@ def _renamed_call(view: Model, pod: PodTemplate, decl: Declaration,
     message = (f"{caller} calls {e.text}:{e.port}, but its build renames Service {name} to "
                f"{now}{how}, and kustomize renames no address written in a value: no Service "
                f"{name} answers")
-    fix = (f"Write {service.name} in the address (a patch of the overlay, or a replacement "
-           f"from Service {service.namespace}/{service.name}'s metadata.name).")
+    fix = _address_fix(service)
     return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
                      key=_call_key(decl), doubt=doubt,
                      cause=f"Service {name} renamed {service.name}")
+
+
+def _address_fix(service: Service) -> str:
+    """The fix of an address naming a Service its build renamed: the name it has now."""
+    return (f"Write {service.name} in the address (a patch of the overlay, or a replacement "
+            f"from Service {service.namespace}/{service.name}'s metadata.name).")
 
 
 def _stale_renamed(e: Endpoint, renamed: Sequence[Mapping[tuple[str, str], list[Service]]]
@@ -3778,8 +3797,7 @@ def _stale_call(view: Model, pod: PodTemplate, decl: Declaration,
     message = (f"{caller} calls {e.text}:{e.port}, but no Service {name} is in its cluster: "
                f"its build names Service {written} {service.name}{how}, and kustomize renames "
                "no address written in a value")
-    fix = (f"Write {service.name} in the address (a patch of the overlay, or a replacement "
-           f"from Service {service.namespace}/{service.name}'s metadata.name).")
+    fix = _address_fix(service)
     doubt = unseen or f"whether a Service {name} is made outside the repository"
     return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
                      key=_call_key(decl), doubt=doubt,
@@ -4077,8 +4095,7 @@ def _routes_unattached(model: Model) -> Iterator[Violation]:
     Gateway the repository does not show, a hostname with a variable, and a parent with a
     `port` are not judged."""
     for _, view in views(model):
-        gateways = {(o.namespace or "default", o.name): o for o in view.objects
-                    if o.kind == "Gateway" and o.group == "gateway.networking.k8s.io"}
+        gateways = _GatewayClasses.of(view).gateways
         if not gateways:
             continue
         renamed = {(o.namespace or "default", o.name_as_written): o
@@ -4661,16 +4678,11 @@ def _called(view: Model,
             namespace = obj.namespace or "default"
             for backend in backends(obj):
                 service = services.get((namespace, backend.service))
-                port = next((sp for sp in service.ports if sp.port == backend.port or (
-                    isinstance(backend.port, str) and sp.name == backend.port)), None) if (
+                port = _named_port(service, backend.port) if (
                     service is not None and backend.namespace in (None, namespace)) else None
                 if port is None:
                     continue
-                at: Path = (*backend.path, "port")
-                if obj.kind == "Ingress":
-                    at = (*at, "name" if isinstance(backend.port, str) else "number")
-                    if obj.get(at) is None:  # (extensions/v1beta1's backend)
-                        at = (*backend.path, "servicePort")
+                at = _backend_port_path(obj, backend)
                 found.setdefault((namespace, backend.service, port.port), (
                     f"{obj.kind} {namespace}/{obj.name}", Declaration(obj, at, Endpoint(
                         backend.service, backend.service, namespace, port.port))))

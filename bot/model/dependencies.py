@@ -52,10 +52,28 @@ def unmet(model: Model) -> tuple[list[Unmet], dict[str, set[Id]]]:
     return _once(model, "unmet-deps", _unmet)
 
 
-def _unmet(model: Model) -> tuple[list[Unmet], dict[str, set[Id]]]:
+def _flux_depending(model: Model) -> list[KObject]:
+    """The model's Flux Kustomizations and HelmReleases (what ``dependsOn`` orders)."""
     kinds = {kind for _, kind in FLUX_DEPENDING}
-    flux = [o for o in model.objects
+    return [o for o in model.objects
             if o.body.get("kind") in kinds and (o.group, o.kind) in FLUX_DEPENDING]
+
+
+def depends_on(obj: KObject) -> Iterator[tuple[int, Id]]:
+    """Each ``spec.dependsOn`` entry of a Flux Kustomization (HelmRelease) ``obj``: its index
+    and what it names (its namespace the dependent's own by default); an entry with a
+    variable, or of a dependent without a namespace, is not judged."""
+    for i, entry in enumerate(items(obj.get(("spec", "dependsOn")))):
+        name = entry.get("name") if isinstance(entry, dict) else None
+        namespace = (entry.get("namespace") if isinstance(entry, dict) else None) or (
+            obj.namespace)
+        if isinstance(name, str) and name and "${" not in name and isinstance(
+                namespace, str) and namespace and "${" not in namespace:
+            yield i, (obj.kind, namespace, name)
+
+
+def _unmet(model: Model) -> tuple[list[Unmet], dict[str, set[Id]]]:
+    flux = _flux_depending(model)
     depending = [o for o in flux if isinstance(o.get(("spec", "dependsOn")), list)]
     held: dict[str, set[Id]] = {}
     if not depending:
@@ -76,14 +94,7 @@ def _unmet(model: Model) -> tuple[list[Unmet], dict[str, set[Id]]]:
     out: list[Unmet] = []
     for obj in depending:
         clusters = tuple(sorted(model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,)))
-        for i, entry in enumerate(obj.get(("spec", "dependsOn"))):
-            name = entry.get("name") if isinstance(entry, dict) else None
-            namespace = (entry.get("namespace") if isinstance(entry, dict) else None) or (
-                obj.namespace)
-            if not isinstance(name, str) or not name or "${" in name or not isinstance(
-                    namespace, str) or not namespace or "${" in namespace:
-                continue  # (a variable, or a dependent without a namespace: not judged)
-            wanted = (obj.kind, namespace, name)
+        for i, wanted in depends_on(obj):
             lacking = tuple(c for c in clusters if wanted not in held.get(c, ()))
             if lacking and wanted != (obj.kind, obj.namespace or "", obj.name):
                 out.append(Unmet(obj, i, wanted, clusters, lacking))
@@ -111,9 +122,7 @@ def cycles(model: Model) -> list[Cycle]:
 
 
 def _cycles(model: Model) -> list[Cycle]:
-    kinds = {kind for _, kind in FLUX_DEPENDING}
-    flux = [o for o in model.objects
-            if o.body.get("kind") in kinds and (o.group, o.kind) in FLUX_DEPENDING]
+    flux = _flux_depending(model)
     if not any(isinstance(o.get(("spec", "dependsOn")), list) for o in flux):
         return []
     by_cluster: dict[str, dict[Id, list[KObject]]] = {}
@@ -128,14 +137,8 @@ def _cycles(model: Model) -> list[Cycle]:
         for ident, objs in held.items():
             if len(objs) != 1 or not objs[0].namespace:
                 continue
-            for i, entry in enumerate(items(objs[0].get(("spec", "dependsOn")))):
-                name = entry.get("name") if isinstance(entry, dict) else None
-                namespace = (entry.get("namespace") if isinstance(entry, dict) else None) or (
-                    objs[0].namespace)
-                wanted = (ident[0], str(namespace), str(name))
-                if isinstance(name, str) and "${" not in name + str(namespace) and len(
-                        held.get(wanted, ())) == 1:
-                    edges.setdefault(ident, []).append((i, wanted))
+            edges[ident] = [(i, wanted) for i, wanted in depends_on(objs[0])
+                            if len(held.get(wanted, ())) == 1]
         for circle in _circles(edges):
             entries = tuple((held[a][0], i) for a, i in circle)
             key = tuple(sorted((id(o), i) for o, i in entries))
