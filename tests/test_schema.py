@@ -1310,6 +1310,24 @@ spec:
     assert [(f.severity, f.line) for f in result.findings] == [("warning", 6)]
     assert f"the value that replaces the placeholder {placeholder}" in result.findings[0].message
 
+# a Flux bootstrap's sync of clusters/home (the root the Flux trees below hang from)
+FLUX_SYNC = {"clusters/home/flux-system/gotk-sync.yaml": """
+    apiVersion: source.toolkit.fluxcd.io/v1
+    kind: GitRepository
+    metadata: {name: flux-system, namespace: flux-system}
+    spec: {interval: 1m, url: "https://github.com/me/home.git", ref: {branch: main}}
+    ---
+    apiVersion: kustomize.toolkit.fluxcd.io/v1
+    kind: Kustomization
+    metadata: {name: flux-system, namespace: flux-system}
+    spec:
+      interval: 10m
+      path: ./clusters/home
+      prune: true
+      sourceRef: {kind: GitRepository, name: flux-system}
+    """}
+
+
 def test_a_quantity_flux_substitutes_with_nothing_names_the_unset_variable(
         tmp_path: Path) -> None:
     """New-user trial thirty-one: a change renamed PAPERLESS_CAPACITY in the Kustomization's
@@ -1319,21 +1337,7 @@ def test_a_quantity_flux_substitutes_with_nothing_names_the_unset_variable(
     from .helpers import lint_dir, write
 
     write(tmp_path, {
-        "clusters/home/flux-system/gotk-sync.yaml": """
-            apiVersion: source.toolkit.fluxcd.io/v1
-            kind: GitRepository
-            metadata: {name: flux-system, namespace: flux-system}
-            spec: {interval: 1m, url: "https://github.com/me/home.git", ref: {branch: main}}
-            ---
-            apiVersion: kustomize.toolkit.fluxcd.io/v1
-            kind: Kustomization
-            metadata: {name: flux-system, namespace: flux-system}
-            spec:
-              interval: 10m
-              path: ./clusters/home
-              prune: true
-              sourceRef: {kind: GitRepository, name: flux-system}
-            """,
+        **FLUX_SYNC,
         "clusters/home/apps.yaml": """
             apiVersion: kustomize.toolkit.fluxcd.io/v1
             kind: Kustomization
@@ -1375,21 +1379,7 @@ def test_an_ingress_host_an_unset_variable_empties_is_said_once(tmp_path: Path) 
     from .helpers import lint_dir, write
 
     write(tmp_path, {
-        "clusters/home/flux-system/gotk-sync.yaml": """
-            apiVersion: source.toolkit.fluxcd.io/v1
-            kind: GitRepository
-            metadata: {name: flux-system, namespace: flux-system}
-            spec: {interval: 1m, url: "https://github.com/me/home.git", ref: {branch: main}}
-            ---
-            apiVersion: kustomize.toolkit.fluxcd.io/v1
-            kind: Kustomization
-            metadata: {name: flux-system, namespace: flux-system}
-            spec:
-              interval: 10m
-              path: ./clusters/home
-              prune: true
-              sourceRef: {kind: GitRepository, name: flux-system}
-            """,
+        **FLUX_SYNC,
         "clusters/home/apps.yaml": """
             apiVersion: kustomize.toolkit.fluxcd.io/v1
             kind: Kustomization
