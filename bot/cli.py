@@ -139,7 +139,8 @@ def _lint_arguments(lint: argparse.ArgumentParser) -> None:
     lint.add_argument("--only-files", nargs="*", default=None, metavar="FILE",
                       help="lint PATHs whole, report only findings in these files or "
                            "below these folders (none named: the files staged in git; what "
-                           "the pre-commit hook uses)")
+                           "the pre-commit hook uses); give it after PATH, as it takes the "
+                           "words that follow")
 
 
 def _diff_arguments(diff: argparse.ArgumentParser) -> None:

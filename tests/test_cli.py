@@ -108,8 +108,12 @@ def test_only_files_lints_the_whole_tree_and_reports_the_named_files(
     for folder, found in (("k", {"k/kustomization.yaml"}), ("b/", {"b/b.yaml"}),
                           (".", {"k/kustomization.yaml", "b/b.yaml"}), ("kk", set())):
         main(["lint", ".", "--only-files", folder, "--format", "json"])
-        assert {f["file"] for f in json.loads(capsys.readouterr().out)["findings"]} == found, (
-            folder)
+        captured = capsys.readouterr()
+        assert {f["file"] for f in json.loads(captured.out)["findings"]} == found, folder
+        # a filter naming nothing of the repository is said, no clean pass in silence
+        # (new-user trial ninety D1)
+        assert ("--only-files kk: no file or folder of the repository" in captured.err) == (
+            folder == "kk"), folder
 
 
 def test_the_pre_commit_hook_is_whole_tree_and_pinned() -> None:

@@ -60,9 +60,13 @@ spec:
     ("config", "expected"),
     [
         ("rules:\n  no-such-rule: {}\n", ".reviewbot.yaml:2:3: rules.no-such-rule: unknown rule"),
+        ("rules:\n  schedulability:\n    severity: {drain-blocked: fatal}\n",
+         ".reviewbot.yaml:3:31: rules.schedulability.severity.drain-blocked: expected one of "
+         "error, warning, info (the severity of check drain-blocked)"),
         ("rules:\n  schedulability:\n    severity: {drain-blockd: error}\n",
          ".reviewbot.yaml:3:30: rules.schedulability.severity.drain-blockd: unknown check "
-         "'drain-blockd' of rule schedulability (checks: claim-missing, drain-blocked, "),
+         "'drain-blockd' of rule schedulability (did you mean drain-blocked?) (checks: "
+         "claim-missing, drain-blocked, "),
         ("rules:\n  yaml-syntax:\n    severity: fatal\n",
          ".reviewbot.yaml:3:15: rules.yaml-syntax.severity: expected one of error, warning, info"),
         ("clutser: {}\n", ".reviewbot.yaml:1:1: clutser: unknown field 'clutser'"),

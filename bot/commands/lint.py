@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -50,10 +51,17 @@ def _wanted_files(only: list[str], root: Path) -> frozenset[str]:
     for name in only:
         path = Path(name)
         full = path if path.is_absolute() else Path.cwd() / path
+        outside = False
         try:
             rel = full.resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
-            rel = path.as_posix()
+            rel, outside = path.as_posix(), True
+        if outside or not full.exists():
+            # (a filter naming nothing of the repository reports nothing: said, so that a
+            # typo is no clean pass; new-user trial ninety D1)
+            from reviewbot.escape import term
+            print(f"reviewbot: --only-files {term(name)}: no file or folder of the repository "
+                  f"{term(str(root))}, so no finding is reported for it", file=sys.stderr)
         out.add(rel + "/" if full.is_dir() and rel != "." else "" if rel == "." else rel)
     return frozenset(out)
 

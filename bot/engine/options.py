@@ -13,6 +13,9 @@ import math
 from reviewbot.config import RESERVED, Config
 from reviewbot.engine.registry import all_rules
 from reviewbot.schema.validate import Validator
+from reviewbot.words import closest
+
+LEVELS = ("error", "warning", "info")  # the severities a configuration may set
 
 
 def check_options(config: Config) -> Config:
@@ -27,12 +30,18 @@ def check_options(config: Config) -> Config:
             continue
         for key, value in (entry or {}).items():
             if key == "severity" and isinstance(value, dict):
-                for check in value:
+                for check, level in value.items():
                     if check not in rule.severities:
                         checks = ", ".join(sorted(rule.severities)) or "none"
+                        near = closest(str(check), list(rule.severities))
                         problems.append(((("rules", rule_id, key, check)),
-                                         f"unknown check {check!r} of rule {rule_id} (checks: "
-                                         f"{checks})"))
+                                         f"unknown check {check!r} of rule {rule_id}"
+                                         + (f" (did you mean {near}?)" if near else "")
+                                         + f" (checks: {checks})"))
+                    elif level not in LEVELS:
+                        problems.append(((("rules", rule_id, key, check)),
+                                         f"expected one of {', '.join(LEVELS)} (the severity "
+                                         f"of check {check})"))
             if key in RESERVED:
                 continue
             where = ("rules", rule_id, key)
